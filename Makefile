@@ -1,0 +1,85 @@
+# SPDX-License-Identifier: GPL-2.0
+# Copyright (C) 2026 The mw57 authors.
+#
+# User entry point.  Kbuild lines live in Kbuild files only: DKMS runs
+# `make KERNELRELEASE=<kver> KDIR=<tree> modules` here, and the classic
+# ifneq ($(KERNELRELEASE),) idiom would stop with "No targets".
+#
+#   make                 build every module for every installed Debian 6.1/6.12
+#                        header tree (or KVER=...), W=1, warnings are errors
+#   make modules KDIR=   build in place against one tree (what DKMS runs)
+#   make userspace       tools, library and examples
+#   make dkms-install    copy the DKMS tree to $(DESTDIR)/usr/src/mw57-<ver>
+#   make style | sparse | check-version | unit
+#   make deps            install the host packages (apt, idempotent)
+#   make vmtest          tests/run-vm.sh --kernel all
+#   make check           everything CI runs
+
+SHELL := /bin/bash
+PKG := mw57
+VERSION := $(shell sed -n 's/^\#define MW57_VERSION "\(.*\)"/\1/p' kbuild/version.h)
+BUILD ?= $(CURDIR)/build
+CACHE ?= $(or $(MW57_CACHE),/var/cache/mw57)
+
+# Every installed header tree of the supported series, or the one asked for.
+KVERS := $(if $(KVER),$(KVER),$(shell ls -d /lib/modules/*/build 2>/dev/null | \
+	sed -nE 's:^/lib/modules/(6\.(1|12)\.[^/]*)/build$$:\1:p'))
+
+# What DKMS needs and nothing else (vm/, tests/ and the rest stay out).
+DKMS_FILES := dkms.conf Makefile LICENSE kbuild/Kbuild.include kbuild/probes.mk \
+	kbuild/version.h kbuild/include modules/Kbuild $(wildcard modules/*/Kbuild) \
+	$(filter-out %.mod.c,$(wildcard modules/*/*.[ch])) userspace/include
+
+.PHONY: all modules clean-modules userspace dkms-install check-version style \
+	sparse unit deps vmtest check clean
+
+all:
+	@test -n "$(KVERS)" || { echo "no 6.1/6.12 header tree installed (make deps)"; exit 1; }
+	@set -e; for k in $(KVERS); do \
+		kbuild/host-build.sh "$$k" "$(BUILD)/$$k" W=1; \
+	done
+
+modules:
+	@test -n "$(KDIR)" || { echo "make modules needs KDIR=<kernel build tree>"; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/modules modules
+
+clean-modules:
+	@test -n "$(KDIR)" || { echo "make clean-modules needs KDIR=<kernel build tree>"; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/modules clean
+
+userspace:
+	$(MAKE) -C userspace
+
+dkms-install:
+	@test -n "$(VERSION)" || { echo "no version in kbuild/version.h"; exit 1; }
+	d="$(DESTDIR)/usr/src/$(PKG)-$(VERSION)"; \
+	rm -rf "$$d" && mkdir -p "$$d" && \
+	cp -a --parents $(DKMS_FILES) "$$d/" && \
+	sed -i 's/^PACKAGE_VERSION=.*/PACKAGE_VERSION="$(VERSION)"/' "$$d/dkms.conf"
+
+check-version:
+	kbuild/check-version.sh
+
+style:
+	kbuild/style.sh "$(CACHE)"
+
+sparse:
+	@test -n "$(KVERS)" || { echo "no 6.1/6.12 header tree installed (make deps)"; exit 1; }
+	@set -e; for k in $(KVERS); do \
+		kbuild/host-build.sh "$$k" "$(BUILD)/sparse-$$k" C=2 CF=-D__CHECK_ENDIAN__; \
+	done
+
+unit:
+	$(MAKE) -C userspace test
+
+deps:
+	kbuild/deps.sh
+
+vmtest:
+	tests/run-vm.sh --kernel all
+
+check: check-version style all sparse userspace unit vmtest
+
+clean:
+	rm -rf $(BUILD)
+	$(MAKE) -C userspace clean

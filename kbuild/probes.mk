@@ -1,0 +1,12 @@
+# SPDX-License-Identifier: GPL-2.0
+# Copyright (C) 2026 The mw57 authors.
+#
+# Feature probes against the kernel tree we build for.  Each probe looks at
+# the tree's headers ($(srctree)) or its Module.symvers ($(objtree)), never
+# at a version number: Debian backports into 6.1.y and `uname -r` is an ABI
+# name.  Each probe sets one -DMW57_HAVE_* flag that mw57_compat.h reads.
+#
+#   $(call mw57_grep,FILE,STRING)  non-empty when FILE under
+#                                  $(srctree)/include contains STRING
+
+mw57_grep = $(shell grep -s -q -F -e '$(2)' $(srctree)/include/$(1) && echo y)
