@@ -53,8 +53,10 @@ struct irqinj_tally {
 	int last_errno;
 };
 
-/* Serialises bursts (one injection in flight at a time) and the tallies. */
-static DEFINE_MUTEX(irqinj_lock);
+/* Serialises bursts: one injection in flight at a time. */
+static DEFINE_MUTEX(irqinj_burst_lock);
+/* Guards the tallies; held briefly, so stats stay readable during a burst. */
+static DEFINE_MUTEX(irqinj_tally_lock);
 /* irq number -> struct irqinj_tally, only for irqs that have a descriptor. */
 static DEFINE_XARRAY(irqinj_tallies);
 static struct dentry *irqinj_dir;
@@ -164,6 +166,7 @@ static int irqinj_wait_delivery(unsigned int irq, unsigned long before)
 	return 0;
 }
 
+/* The tally of @irq, created on first use; called with irqinj_tally_lock. */
 static struct irqinj_tally *irqinj_tally_get(unsigned int irq)
 {
 	struct irqinj_tally *t;
@@ -187,7 +190,7 @@ static struct irqinj_tally *irqinj_tally_get(unsigned int irq)
 	return t;
 }
 
-/* Run one burst; called with irqinj_lock held. */
+/* Run one burst; called with irqinj_burst_lock held. */
 static int irqinj_burst(unsigned int irq, unsigned int count)
 {
 	struct irqinj_tally *t;
@@ -195,10 +198,15 @@ static int irqinj_burst(unsigned int irq, unsigned int count)
 	unsigned int i;
 	int ret = 0;
 
+	mutex_lock(&irqinj_tally_lock);
 	t = irqinj_tally_get(irq);
+	if (!IS_ERR(t))
+		t->requested += count;
+	mutex_unlock(&irqinj_tally_lock);
 	if (IS_ERR(t))
 		return PTR_ERR(t);
-	t->requested += count;
+
+	/* Tallies are never freed before module exit: t stays valid. */
 	for (i = 0; i < count; i++) {
 		ret = irqinj_delivered(irq, &before);
 		if (ret)
@@ -206,12 +214,16 @@ static int irqinj_burst(unsigned int irq, unsigned int count)
 		ret = irqinj_trigger(irq);
 		if (ret)
 			break;
+		mutex_lock(&irqinj_tally_lock);
 		t->succeeded++;
+		mutex_unlock(&irqinj_tally_lock);
 		ret = irqinj_wait_delivery(irq, before);
 		if (ret)
 			break;
 	}
+	mutex_lock(&irqinj_tally_lock);
 	t->last_errno = -ret;
+	mutex_unlock(&irqinj_tally_lock);
 	return ret;
 }
 
@@ -236,10 +248,10 @@ static ssize_t irqinj_inject_write(struct file *file, const char __user *ubuf,
 	if (ret)
 		return ret;
 
-	if (mutex_lock_interruptible(&irqinj_lock))
+	if (mutex_lock_interruptible(&irqinj_burst_lock))
 		return -EINTR;
 	ret = irqinj_burst(irq, count);
-	mutex_unlock(&irqinj_lock);
+	mutex_unlock(&irqinj_burst_lock);
 	return ret ? ret : len;
 }
 
@@ -254,13 +266,13 @@ static int irqinj_stats_show(struct seq_file *m, void *unused)
 	struct irqinj_tally *t;
 	unsigned long irq;
 
-	if (mutex_lock_interruptible(&irqinj_lock))
+	if (mutex_lock_interruptible(&irqinj_tally_lock))
 		return -EINTR;
 	seq_puts(m, "irq requested succeeded last_errno\n");
 	xa_for_each(&irqinj_tallies, irq, t)
 		seq_printf(m, "%lu %lu %lu %d\n", irq, t->requested,
 			   t->succeeded, t->last_errno);
-	mutex_unlock(&irqinj_lock);
+	mutex_unlock(&irqinj_tally_lock);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(irqinj_stats);

@@ -1,0 +1,199 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Copyright (C) 2026 The mw57 authors.
+#
+# irq_inject on real guest interrupts (QEMU q35, -smp 2, virtio devices):
+#
+#   virtioN-config  PCI-MSI(X) edge   best target: its handler always
+#                                     returns IRQ_HANDLED
+#   i8042 (1), rtc0 (8)  IO-APIC edge
+#   acpi (9)        IO-APIC fasteoi   level-triggered: EINVAL
+#   an irq with a descriptor but no action, and one without descriptor:
+#                                     EINVAL
+#
+# Every injection must show up in /proc/interrupts exactly once, every
+# refusal must inject nothing.  Needs root and the loaded module.
+set -u
+cd "$(dirname "$0")" || exit 1
+# shellcheck source=../lib/ktap.sh
+. ../lib/ktap.sh
+# shellcheck source=lib.sh
+. ./lib.sh
+
+ktap_print_header
+[ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root"
+[ -e "$INJECT" ] || { modprobe irq_inject && [ -e "$INJECT" ]; } ||
+	ktap_exit_fail_msg "irq_inject is not loaded and cannot be loaded"
+command -v irq-inject >/dev/null || ktap_exit_fail_msg "irq-inject not on PATH"
+
+pids=()
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	grep -q '^irq_inject ' /proc/modules || modprobe irq_inject
+}
+trap cleanup EXIT
+
+ktap_set_plan 21
+
+vcfg=$(irq_by_action 'virtio[0-9]+-config')
+vname=$(tr ',' '\n' <"/sys/kernel/irq/$vcfg/actions" | grep -xE 'virtio[0-9]+-config' | head -n1)
+ktap_print_msg "virtio config irq: $vcfg ($vname)"
+
+# -- interface -----------------------------------------------------------
+ktap_test_result "debugfs: inject is 0200, stats is 0400" \
+	test "$(stat -c %a "$INJECT") $(stat -c %a "$STATS")" = "200 400"
+
+# -- virtio config: 1 and 1000, found by name -----------------------------
+check_burst() { # check_burst NAME COUNT
+	local irq=$1 n=$2 before after out s0
+	[[ $irq =~ ^[0-9]+$ ]] || irq=$(irq_by_action "$1") || return 1
+	s0=$(stats_field "$irq" succeeded)
+	before=$(irq_count "$irq")
+	out=$(irq-inject -n "$n" "$1") || { echo "# $out"; return 1; }
+	after=$(irq_count "$irq")
+	ktap_print_msg "$out; stats succeeded $s0 -> $(stats_field "$irq" succeeded)"
+	[ $((after - before)) -eq "$n" ] &&
+		[ $(($(stats_field "$irq" succeeded) - s0)) -eq "$n" ] &&
+		[ "$(stats_field "$irq" last_errno)" -eq 0 ] &&
+		[[ $out == *"injected $n, /proc/interrupts +$n" ]]
+}
+ktap_test_result "virtio config by name: 1 injection, delta 1" check_burst "$vname" 1
+ktap_test_result "virtio config by name: 1000 injections, delta 1000" check_burst "$vname" 1000
+ktap_test_result "virtio config by number: 3 injections, delta 3" check_burst "$vcfg" 3
+
+# -- IO-APIC edge targets -------------------------------------------------
+for name in i8042 rtc0; do
+	ktap_test_result "IO-APIC edge $name: 1 injection, delta 1" check_burst "$name" 1
+done
+
+# -- refusals inject nothing ------------------------------------------------
+refused() { # refused IRQ INPUT ERRNO
+	local before after got
+	before=$(irq_count "$1")
+	got=$(raw_write "$INJECT" "$2")
+	after=$(irq_count "$1")
+	[ "$got" = "$3" ] && [ "$before" -eq "$after" ] ||
+		{ ktap_print_msg "input '$2': $got (want $3), delta $((after - before))"; return 1; }
+}
+acpi=$(irq_by_action acpi)
+ktap_test_result "level acpi irq $acpi: EINVAL, nothing injected" refused "$acpi" "$acpi" EINVAL
+explains() { # explains PATTERN CMD...: CMD fails and says PATTERN
+	local pat=$1 out
+	shift
+	out=$("$@" 2>&1) && return 1
+	ktap_print_msg "$out"
+	grep -qiE "$pat" <<<"$out"
+}
+ktap_test_result "level acpi irq: irq-inject explains level-triggered" \
+	explains level-triggered irq-inject acpi
+
+unreq=
+for d in /sys/kernel/irq/*; do
+	[ -s "$d/actions" ] && [ -n "$(tr -d '\n' <"$d/actions")" ] && continue
+	unreq=$(basename "$d")
+	break
+done
+if [ -n "$unreq" ]; then
+	ktap_test_result "unrequested irq $unreq: EINVAL" refused "$vcfg" "$unreq" EINVAL
+else
+	ktap_test_fail "unrequested irq: none found in /sys/kernel/irq"
+fi
+ktap_test_result "irq without descriptor (1000000): EINVAL" refused "$vcfg" 1000000 EINVAL
+
+malformed=("" "\n" "-1" "+$vcfg" " $vcfg" "$vcfg " "${vcfg}x" "$vcfg 0" "$vcfg -1"
+	"$vcfg 10001" "$vcfg 4294967296" "99999999999999999999" "$vcfg 1 1" "$vcfg  1"
+	"$vcfg\n\n" "0x$vcfg" "$vcfg\t1" "$vcfg\x001")
+bad=0
+for in in "${malformed[@]}"; do
+	refused "$vcfg" "$in" EINVAL || bad=$((bad + 1))
+done
+ktap_test_result "malformed input (${#malformed[@]} forms): EINVAL, nothing injected" test "$bad" -eq 0
+ktap_test_result "oversized input (33 bytes): EINVAL" refused "$vcfg" "$(printf '%033d' 1)" EINVAL
+ktap_test_result "COUNT at the bound (10000) accepted by the parser" \
+	test "$(raw_write "$INJECT" "$vcfg 10000")" = OK
+
+# -- privileges ------------------------------------------------------------
+nocap() {
+	local before after got
+	before=$(irq_count "$vcfg")
+	got=$(setpriv --inh-caps=-sys_admin --bounding-set=-sys_admin -- \
+		python3 -c "
+import errno, os
+fd = os.open('$INJECT', os.O_WRONLY)
+try:
+    os.write(fd, b'$vcfg')
+    print('OK')
+except OSError as e:
+    print(errno.errorcode[e.errno])")
+	after=$(irq_count "$vcfg")
+	ktap_print_msg "root without CAP_SYS_ADMIN: $got, delta $((after - before))"
+	[ "$got" = EPERM ] && [ "$before" -eq "$after" ]
+}
+ktap_test_result "root without CAP_SYS_ADMIN: EPERM at write, nothing injected" nocap
+as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"; }
+unprivileged() {
+	local before after got
+	before=$(irq_count "$vcfg")
+	got=$(as_nobody python3 -c "
+import errno, os
+try:
+    os.close(os.open('$INJECT', os.O_WRONLY))
+    print('OK')
+except OSError as e:
+    print(errno.errorcode[e.errno])")
+	after=$(irq_count "$vcfg")
+	ktap_print_msg "unprivileged open: $got, delta $((after - before))"
+	[ "$got" != OK ] && [ "$before" -eq "$after" ]
+}
+ktap_test_result "unprivileged user: refused, nothing injected" unprivileged
+ktap_test_result "irq-inject explains the refusal to a non-root user" \
+	explains 'root|missing' as_nobody "$(command -v irq-inject)" "$vcfg"
+
+# -- concurrency -------------------------------------------------------------
+concurrent() {
+	local before after r1 r2 p1 p2
+	before=$(irq_count "$vcfg")
+	raw_write "$INJECT" "$vcfg 300" >/tmp/irqinj.w1 & p1=$!
+	raw_write "$INJECT" "$vcfg 300" >/tmp/irqinj.w2 & p2=$!
+	wait "$p1" "$p2"
+	r1=$(cat /tmp/irqinj.w1) r2=$(cat /tmp/irqinj.w2)
+	after=$(irq_count "$vcfg")
+	ktap_print_msg "two writers of 300: $r1 $r2, delta $((after - before))"
+	[ "$r1 $r2" = "OK OK" ] && [ $((after - before)) -eq 600 ]
+}
+ktap_test_result "two concurrent writers of 300: both succeed, delta 600" concurrent
+
+burst_running() { [ "$(stats_field "$vcfg" requested)" -ge "$1" ]; }
+unload_during_burst() {
+	local req0 p rc
+	req0=$(($(stats_field "$vcfg" requested) + 10000))
+	raw_write "$INJECT" "$vcfg 10000" >/tmp/irqinj.w3 & p=$!
+	pids+=("$p")
+	wait_for 20 burst_running "$req0" || { ktap_print_msg "burst did not start"; return 1; }
+	rc=0
+	rmmod irq_inject 2>/tmp/irqinj.rmmod || rc=$?
+	ktap_print_msg "rmmod during burst: rc=$rc $(cat /tmp/irqinj.rmmod)"
+	kill -INT "$p" 2>/dev/null
+	wait "$p"
+	ktap_print_msg "interrupted writer: $(cat /tmp/irqinj.w3)"
+	# Either refused while busy, or the burst had ended; then it must go.
+	grep -q '^irq_inject ' /proc/modules && rmmod irq_inject
+	! grep -q '^irq_inject ' /proc/modules && modprobe irq_inject && [ -e "$INJECT" ]
+}
+ktap_test_result "rmmod during a burst: refused or clean, then unload and reload" unload_during_burst
+ktap_test_result "after reload: virtio config 10 injections, delta 10" check_burst "$vname" 10
+
+listing() {
+	local lst
+	lst=$(irq-inject --list) || return 1
+	ktap_print_msg "$lst"
+	grep -qE "^ *$vcfg +edge .* yes +.*$vname" <<<"$lst" &&
+		grep -qE "^ *$acpi +[a-z]+ .* no +acpi" <<<"$lst"
+}
+ktap_test_result "irq-inject --list: $vname injectable, acpi not" listing
+no_nobody_cared() { ! dmesg | grep -q 'nobody cared'; }
+ktap_test_result "no 'nobody cared' in the kernel log" no_nobody_cared
+
+ktap_finished

@@ -1,0 +1,90 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Copyright (C) 2026 The mw57 authors.
+#
+# The main job: build or reuse the guest image, boot each Debian kernel in
+# QEMU (TCG), `dkms install` the bundle inside, load the modules, run the
+# suites, and print a summary ending in "N passed, N failed, N skipped".
+#
+#   tests/run-vm.sh [--kernel 6.1|6.12|all] [--suite NAME]... [--keep]
+#                   [--out DIR] [--timeout MINUTES] [--append ARGS]
+#
+# Logs (console.log, results.tap, dmesg.txt, dkms-make.log) land in one
+# folder per kernel under the run directory named in the summary.  Nothing
+# is ever loaded into the host's kernel.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+kernel=all
+suites=()
+keep=0
+out=
+minutes=${MW57_VM_TIMEOUT:-30}
+append=
+
+usage() {
+	sed -n '9,10p' "$0" | sed 's/^# *//' >&2
+	exit 2
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) kernel=$2; shift ;;
+	--suite) suites+=("$2"); shift ;;
+	--keep) keep=1 ;;
+	--out) out=$2; shift ;;
+	--timeout) minutes=$2; shift ;;
+	--append) append=$2; shift ;;
+	-h | --help) usage ;;
+	*) usage ;;
+	esac
+	shift
+done
+
+case $kernel in
+all) labels=(6.1 6.12) ;;
+6.1 | 6.12) labels=("$kernel") ;;
+*) usage ;;
+esac
+
+if [ ${#suites[@]} -eq 0 ]; then
+	for d in "$top"/tests/*/settings; do
+		suites+=("$(basename "$(dirname "$d")")")
+	done
+fi
+for s in "${suites[@]}"; do
+	[ -f "$top/tests/$s/settings" ] || { echo "run-vm: no suite $s" >&2; exit 2; }
+done
+
+for tool in qemu-system-x86_64 qemu-img debootstrap mkfs.ext4 gcc; do
+	command -v "$tool" >/dev/null || { make -C "$top" deps; break; }
+done
+
+img=$("$top/vm/image.sh")
+run=${out:-$top/build/vmtest/$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$run"
+run=$(cd "$run" && pwd)
+
+make -s -C "$top" userspace >"$run/userspace-build.log" 2>&1 ||
+	{ tail -n 30 "$run/userspace-build.log" >&2; exit 1; }
+make -s -C "$top" dkms-install DESTDIR="$run/bundle"
+# The guest copies this tree to /usr/src; keep only the versioned folder.
+mv "$run"/bundle/usr/src/mw57-* "$run/bundle.tmp"
+rm -rf "$run/bundle"
+mv "$run/bundle.tmp" "$run/bundle"
+
+echo "run-vm: image $img"
+echo "run-vm: run directory $run"
+for label in "${labels[@]}"; do
+	kver=$(awk -v l="$label" '$1 == l { print $2 }' "$img/kernels")
+	mkdir -p "$run/$label"
+	echo "${suites[*]}" >"$run/$label/suites"
+	echo "run-vm: $label: booting $kver (timeout ${minutes} min), suites: ${suites[*]}"
+	start=$(date +%s)
+	rc=0
+	"$top/vm/qemu.sh" "$img" "$kver" "$label" "$run" "$minutes" "$append" || rc=$?
+	echo "run-vm: $label: qemu exit $rc after $(($(date +%s) - start)) s"
+	[ "$keep" = 1 ] || rm -f "$run/$label/overlay.qcow2"
+done
+
+exec "$top/tests/summarize.sh" "$run" "${labels[@]}"

@@ -1,0 +1,156 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Copyright (C) 2026 The mw57 authors.
+#
+# Guest-side runner (kselftest runner.sh contract).  Runs inside the QEMU
+# guest only, as root:
+#
+#   run.sh LABEL BUNDLE SUITE...
+#
+# BUNDLE is the staged DKMS tree (/usr/src/mw57-<ver> layout).  Prints one
+# TAP 13 stream: the DKMS steps (add, build, install), one line per module
+# (modprobe from updates/dkms with the package version), one line per test
+# of each suite (run under `timeout` from the suite's settings file, output
+# prefixed with "# "), then the kernel checks (taint, log) and the sentinel
+# "# vmtest: done".
+set -u
+
+label=$1 bundle=$2
+shift 2
+suites=("$@")
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=${MW57_OUT:-/tmp}
+kver=$(uname -r)
+pkg=mw57
+ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$bundle/dkms.conf")
+mapfile -t mods < <(sed -n 's/^BUILT_MODULE_NAME\[[0-9]*\]="\(.*\)"/\1/p' "$bundle/dkms.conf")
+
+export MW57_TOP=$top MW57_KVER=$kver MW57_LABEL=$label MW57_OUT=$out
+export MW57_BIN=$top/build/userspace/bin
+export PATH=$MW57_BIN:$PATH
+
+n=0
+failed=0
+
+result() { # result RC DESC [DIRECTIVE]
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n $label: $2${3:+ # $3}"
+	elif [ "$1" -eq 4 ]; then
+		echo "ok $n $label: $2 # SKIP ${3:-the test reported a skip}"
+	else
+		failed=1
+		echo "not ok $n $label: $2${3:+ # $3}"
+	fi
+}
+
+prefixed() { # run a command, its output as TAP diagnostics
+	"$@" 2>&1 | sed -u 's/^/# /'
+	return "${PIPESTATUS[0]}"
+}
+
+settings() { # settings SUITE KEY -> value from tests/SUITE/settings
+	(
+		timeout=45
+		tests=
+		final=
+		# shellcheck disable=SC1090,SC1091
+		. "$top/tests/$1/settings"
+		eval "echo \"\${$2}\""
+	)
+}
+
+# --- plan -----------------------------------------------------------------
+ntests=0
+for s in "${suites[@]}"; do
+	for t in $(settings "$s" tests) $(settings "$s" final); do
+		ntests=$((ntests + 1))
+		: "$t"
+	done
+done
+echo "TAP version 13"
+echo "1..$((3 + ${#mods[@]} + ntests + 2))"
+echo "# mw57 $ver on $kver ($label), suites: ${suites[*]}"
+
+# --- DKMS -----------------------------------------------------------------
+dkms_log() {
+	local log=/var/lib/dkms/$pkg/$ver/build/make.log
+	if [ -f "$log" ]; then
+		cp "$log" "$out/dkms-make.log"
+		echo "# make.log (copied to dkms-make.log):"
+		tail -n 40 "$log" | sed 's/^/#   /'
+	fi
+}
+
+rm -rf "/usr/src/$pkg-$ver"
+cp -a "$bundle" "/usr/src/$pkg-$ver"
+prefixed dkms add -m "$pkg" -v "$ver"
+rc=$?
+result $rc "dkms: add $pkg/$ver"
+prefixed dkms build -m "$pkg" -v "$ver" -k "$kver"
+rc=$?
+[ $rc -eq 0 ] || dkms_log
+[ $rc -ne 77 ] || rc=1	# excluded: this kernel must be supported
+result $rc "dkms: build for $kver"
+prefixed dkms install -m "$pkg" -v "$ver" -k "$kver"
+rc=$?
+[ $rc -eq 0 ] || dkms_log
+result $rc "dkms: install for $kver"
+
+# --- modules --------------------------------------------------------------
+for m in "${mods[@]}"; do
+	rc=0
+	prefixed modprobe "$m" || rc=1
+	path=$(modinfo -n "$m" 2>/dev/null)
+	mver=$(modinfo -F version "$m" 2>/dev/null)
+	echo "# $m: $path version $mver"
+	case $path in */updates/dkms/*) ;; *) rc=1 ;; esac
+	[ "$mver" = "$ver" ] || rc=1
+	grep -q "^$m " /proc/modules || rc=1
+	result $rc "module: $m loads from updates/dkms, version $ver"
+done
+
+# --- suites ---------------------------------------------------------------
+run_test() { # run_test SUITE TEST
+	local tmo rc
+	tmo=$(settings "$1" timeout)
+	echo "# selftests: $1: $2"
+	(cd "$top/tests/$1" && prefixed timeout --foreground -k 10 "$tmo" "./$2" </dev/null)
+	rc=$?
+	case $rc in
+	0 | 4) result $rc "$1: $2" ;;
+	124 | 137) result 1 "$1: $2" "TIMEOUT $tmo seconds" ;;
+	*) result 1 "$1: $2" "exit=$rc" ;;
+	esac
+}
+for s in "${suites[@]}"; do
+	for t in $(settings "$s" tests); do
+		run_test "$s" "$t"
+	done
+done
+# "final" tests change the kernel for the rest of the boot (lockdown).
+for s in "${suites[@]}"; do
+	for t in $(settings "$s" final); do
+		run_test "$s" "$t"
+	done
+done
+
+# --- kernel checks --------------------------------------------------------
+taint=$(cat /proc/sys/kernel/tainted)
+allowed=$(((1 << 12) | (1 << 13)))	# O (out-of-tree), E (unsigned)
+echo "# tainted=$taint (allowed mask $allowed)"
+result $((taint & ~allowed ? 1 : 0)) "kernel: taint only O/E"
+
+pattern='BUG:|WARNING:|KASAN:|UBSAN:|refcount_t:|kmemleak:.*new suspected|'
+pattern+='INFO: task .* blocked for more than|scheduling while atomic|'
+pattern+='nobody cared|Oops|general protection fault|INFO: possible'
+dmesg >"$out/dmesg.txt" 2>&1
+if grep -E "$pattern" "$out/dmesg.txt" >"$out/splats.txt"; then
+	sed 's/^/# /' "$out/splats.txt" | head -n 40
+	result 1 "kernel: log has no splat"
+else
+	result 0 "kernel: log has no splat"
+fi
+
+echo "# vmtest: done"
+exit $failed

@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Copyright (C) 2026 The mw57 authors.
+#
+# summarize.sh RUNDIR LABEL...
+#
+# Read RUNDIR/<label>/results.tap (the guest's second serial port) for each
+# kernel label, print a table per kernel and, as the last line,
+# "N passed, N failed, N skipped".  Results are counted at the leaves: a
+# test whose output carries its own TAP results counts those, any other
+# line counts itself.  A kernel whose stream lacks the sentinel
+# "# vmtest: done" (panic, hang, timeout) or whose plan does not match
+# counts as a failure.  Exit 1 on any failure, and on any skip unless
+# MW57_ALLOW_SKIP=1: everything the suites need is in the guest.
+set -u
+
+[ $# -ge 2 ] || { echo "usage: $0 RUNDIR LABEL..." >&2; exit 2; }
+run=$1
+shift
+tp=0 tf=0 ts=0
+
+for label in "$@"; do
+	tap=$run/$label/results.tap
+	[ -f "$tap" ] || : >"$tap"
+	echo "kernel $label:"
+	table=$(tr -d '\r' <"$tap" | awk -v label="$label" '
+		function flush(top_ok) {
+			if (np + nf + ns > 0) {
+				P += np; F += nf; S += ns
+				if (!top_ok && nf == 0) F++
+			} else if (top_ok == 1) P++
+			else if (top_ok == 2) S++
+			else F++
+			np = nf = ns = 0
+		}
+		/^1\.\.[0-9]+/ && !plan { plan = substr($1, 4) + 0; next }
+		/^# vmtest: done/ { done = 1; next }
+		/^# (ok|not ok) [0-9]+ / {
+			if ($0 ~ /# SKIP/) { ns++; print "    skip: " substr($0, 3) }
+			else if ($2 == "ok") np++
+			else nf++
+			next
+		}
+		/^(ok|not ok) [0-9]+ / {
+			top++
+			st = ($1 == "ok") ? (($0 ~ /# SKIP/) ? 2 : 1) : 0
+			printf "  %-5s %s\n", (st == 1 ? "ok" : st == 2 ? "SKIP" : "FAIL"), \
+				substr($0, index($0, label ": ") + length(label) + 2)
+			flush(st)
+		}
+		END {
+			if (!done) {
+				F++
+				print "  FAIL  guest did not finish (timeout, panic or hang)"
+			} else if (top != plan) {
+				F++
+				printf "  FAIL  plan was %d results, got %d\n", plan, top
+			}
+			print "COUNTS", P + 0, F + 0, S + 0
+		}')
+	grep -v '^COUNTS ' <<<"$table"
+	read -r _ p f s < <(grep '^COUNTS ' <<<"$table")
+	echo "kernel $label: $p passed, $f failed, $s skipped"
+	tp=$((tp + p)) tf=$((tf + f)) ts=$((ts + s))
+done
+echo "logs: $run"
+echo "$tp passed, $tf failed, $ts skipped"
+[ "$tf" -eq 0 ] || exit 1
+[ "$ts" -eq 0 ] || [ "${MW57_ALLOW_SKIP:-0}" = 1 ] || exit 1
+exit 0

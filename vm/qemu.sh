@@ -1,0 +1,39 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Copyright (C) 2026 The mw57 authors.
+#
+# qemu.sh IMAGEDIR KVER LABEL RUNDIR MINUTES [EXTRA_APPEND]
+#
+# Boot KVER from the cached image directly (-kernel/-initrd) under TCG, on
+# a throwaway qcow2 overlay (the cached image is never written), with the
+# repository shared read-only as "mw57" and RUNDIR shared read-write as
+# "mw57out".  ttyS0 -> RUNDIR/LABEL/console.log, ttyS1 -> RUNDIR/LABEL/
+# results.tap.  A WARN panics (panic_on_warn=1) and a panic ends QEMU
+# (panic=-1, -no-reboot); a hang ends at the hard timeout (exit 124).
+set -euo pipefail
+
+[ $# -ge 5 ] || { echo "usage: $0 IMAGEDIR KVER LABEL RUNDIR MINUTES [APPEND]" >&2; exit 2; }
+img=$1 kver=$2 label=$3 run=$4 minutes=$5 extra=${6:-}
+top=$(cd "$(dirname "$0")/.." && pwd)
+kout=$run/$label
+mkdir -p "$kout"
+
+qemu-img create -q -f qcow2 -F raw -b "$img/root.img" "$kout/overlay.qcow2"
+
+append="root=/dev/vda rw console=ttyS0 init=/sbin/mw57-boot mw57.label=$label"
+append+=" panic=-1 panic_on_warn=1 oops=panic softlockup_panic=0 $extra"
+
+rc=0
+timeout --foreground -k 10 "${minutes}m" qemu-system-x86_64 \
+	-nodefaults -nographic -no-reboot -monitor none \
+	-machine q35 -cpu max -accel tcg,thread=multi -smp 2 -m 2048 \
+	-kernel "$img/vmlinuz-$kver" -initrd "$img/initrd.img-$kver" \
+	-append "$append" \
+	-drive "file=$kout/overlay.qcow2,if=virtio,format=qcow2,cache=unsafe" \
+	-virtfs "local,path=$top,mount_tag=mw57,security_model=none,readonly=on" \
+	-virtfs "local,path=$run,mount_tag=mw57out,security_model=none" \
+	-device virtio-rng-pci \
+	-serial "file:$kout/console.log" \
+	-serial "file:$kout/results.tap" || rc=$?
+echo "$rc" >"$kout/qemu.rc"
+exit "$rc"
