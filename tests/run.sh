@@ -51,8 +51,9 @@ prefixed() { # run a command, its output as TAP diagnostics
 
 settings() { # settings SUITE KEY -> value from tests/SUITE/settings
 	(
-		timeout=45
-		tests=
+		# shellcheck disable=SC2034 # read by the eval below
+		timeout=45 tests=
+		# shellcheck disable=SC2034
 		final=
 		# shellcheck disable=SC1090,SC1091
 		. "$top/tests/$1/settings"

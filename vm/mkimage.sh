@@ -97,8 +97,11 @@ for k in "$root"/boot/vmlinuz-*; do
 	cp "$root/boot/initrd.img-$kver" "$work/initrd.img-$kver"
 	echo "$series $kver" >>"$work/kernels"
 done
-grep -q '^6\.1 ' "$work/kernels" && grep -q '^6\.12 ' "$work/kernels" ||
-	{ echo "mkimage: need both a 6.1 and a 6.12 kernel" >&2; cat "$work/kernels" >&2; exit 1; }
+if ! grep -q '^6\.1 ' "$work/kernels" || ! grep -q '^6\.12 ' "$work/kernels"; then
+	echo "mkimage: need both a 6.1 and a 6.12 kernel" >&2
+	cat "$work/kernels" >&2
+	exit 1
+fi
 
 echo "mkimage: mkfs.ext4 -d ($size, sparse)"
 mkfs.ext4 -q -F -L mw57root -E root_owner=0:0 -d "$root" "$work/root.img" "$size"

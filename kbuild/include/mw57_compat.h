@@ -9,11 +9,6 @@
 #ifndef _MW57_COMPAT_H
 #define _MW57_COMPAT_H
 
-#include <linux/version.h>
 #include "../version.h"
-
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
-#error "mw57 supports Debian bookworm kernels 6.1 and 6.12 only"
-#endif
 
 #endif /* _MW57_COMPAT_H */

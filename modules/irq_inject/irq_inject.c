@@ -104,6 +104,7 @@ static int irqinj_delivered(unsigned int irq, unsigned long *sum)
 {
 	struct irq_data *data;
 	struct irq_desc *desc;
+	unsigned long total = 0;
 	unsigned int cpu;
 	int ret = -EINVAL;
 
@@ -112,9 +113,9 @@ static int irqinj_delivered(unsigned int irq, unsigned long *sum)
 	data = irq_get_irq_data(irq);
 	if (data) {
 		desc = irq_data_to_desc(data);
-		*sum = 0;
 		for_each_possible_cpu(cpu)
-			*sum += irq_desc_kstat_cpu(desc, cpu);
+			total += irq_desc_kstat_cpu(desc, cpu);
+		*sum = total;
 		ret = 0;
 	}
 	rcu_read_unlock();

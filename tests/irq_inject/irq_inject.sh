@@ -74,8 +74,10 @@ refused() { # refused IRQ INPUT ERRNO
 	before=$(irq_count "$1")
 	got=$(raw_write "$INJECT" "$2")
 	after=$(irq_count "$1")
-	[ "$got" = "$3" ] && [ "$before" -eq "$after" ] ||
-		{ ktap_print_msg "input '$2': $got (want $3), delta $((after - before))"; return 1; }
+	if [ "$got" != "$3" ] || [ "$before" -ne "$after" ]; then
+		ktap_print_msg "input '$2': $got (want $3), delta $((after - before))"
+		return 1
+	fi
 }
 acpi=$(irq_by_action acpi)
 ktap_test_result "level acpi irq $acpi: EINVAL, nothing injected" refused "$acpi" "$acpi" EINVAL

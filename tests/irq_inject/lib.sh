@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # Copyright (C) 2026 The mw57 authors.
+# shellcheck shell=bash disable=SC2034 # the variables are for the tests
 #
 # Helpers shared by the irq_inject tests (sourced).
 

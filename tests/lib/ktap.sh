@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # Copyright (C) 2026 The mw57 authors.
+# shellcheck shell=bash disable=SC2034 # KSFT_* are for the tests
 #
 # TAP 13 reporting for shell tests, with kselftest's names and exit codes:
 #
