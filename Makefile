@@ -28,7 +28,7 @@ KVERS := $(if $(KVER),$(KVER),$(shell ls -d /lib/modules/*/build 2>/dev/null | \
 # What DKMS needs and nothing else (vm/, tests/ and the rest stay out).
 DKMS_FILES := dkms.conf Makefile LICENSE kbuild/Kbuild.include kbuild/probes.mk \
 	kbuild/version.h kbuild/include modules/Kbuild $(wildcard modules/*/Kbuild) \
-	$(filter-out %.mod.c,$(wildcard modules/*/*.[ch])) userspace/include
+	$(filter-out %.mod.c,$(wildcard modules/*/*.[ch])) $(wildcard userspace/include)
 
 .PHONY: all modules clean-modules userspace dkms-install check-version style \
 	sparse unit deps vmtest check clean
