@@ -121,14 +121,7 @@ nocap() {
 	local before after got
 	before=$(irq_count "$vcfg")
 	got=$(setpriv --inh-caps=-sys_admin --bounding-set=-sys_admin -- \
-		python3 -c "
-import errno, os
-fd = os.open('$INJECT', os.O_WRONLY)
-try:
-    os.write(fd, b'$vcfg')
-    print('OK')
-except OSError as e:
-    print(errno.errorcode[e.errno])")
+		python3 -c "$RAW_WRITE_PY" "$INJECT" "$vcfg")
 	after=$(irq_count "$vcfg")
 	ktap_print_msg "root without CAP_SYS_ADMIN: $got, delta $((after - before))"
 	[ "$got" = EPERM ] && [ "$before" -eq "$after" ]
@@ -138,13 +131,7 @@ as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"; }
 unprivileged() {
 	local before after got
 	before=$(irq_count "$vcfg")
-	got=$(as_nobody python3 -c "
-import errno, os
-try:
-    os.close(os.open('$INJECT', os.O_WRONLY))
-    print('OK')
-except OSError as e:
-    print(errno.errorcode[e.errno])")
+	got=$(as_nobody python3 -c "$RAW_WRITE_PY" "$INJECT" "$vcfg")
 	after=$(irq_count "$vcfg")
 	ktap_print_msg "unprivileged open: $got, delta $((after - before))"
 	[ "$got" != OK ] && [ "$before" -eq "$after" ]

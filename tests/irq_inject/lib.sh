@@ -25,10 +25,8 @@ irq_by_action() {
 	return 1
 }
 
-# raw_write FILE BYTES: one write(2) of BYTES (backslash escapes allowed)
-# to FILE; prints OK or the errno name.
-raw_write() {
-	python3 - "$1" "$2" <<'EOF'
+# The program behind raw_write, also run under setpriv by the tests.
+RAW_WRITE_PY='
 import errno, os, sys
 data = sys.argv[2].encode().decode("unicode_escape").encode("latin-1")
 try:
@@ -40,7 +38,12 @@ try:
     print("OK")
 except OSError as e:
     print(errno.errorcode.get(e.errno, str(e.errno)))
-EOF
+'
+
+# raw_write FILE BYTES: one open(2) and write(2) of BYTES (backslash
+# escapes allowed) to FILE; prints OK or the errno name.
+raw_write() {
+	python3 -c "$RAW_WRITE_PY" "$1" "$2"
 }
 
 # stats_field IRQ COLUMN: requested, succeeded or last_errno for IRQ.
