@@ -1,0 +1,1094 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * USB Raw Gadget for Debian's 6.1 and 6.12 kernels: /dev/raw-gadget, the
+ * upstream userspace ABI (ioctls 0-15, events 1-6) plus mw57's poll() and
+ * info ioctl.  See README.md next to this file.
+ *
+ * Ownership, the answer to upstream's lifetime bugs:
+ *
+ * - The open file owns struct rg_dev.  release() unregisters the gadget
+ *   driver, which returns only after unbind; then nothing else can reach
+ *   the device and it is freed.  There is no reference count.
+ * - Endpoint descriptors live inside struct rg_ep (rg_dev.eps[]): usb_ep
+ *   ->desc points into memory that outlives every UDC use and is never
+ *   freed on its own.
+ * - Each endpoint's usb_request belongs to its rg_ep slot.  Only the thread
+ *   that set the slot's op (enable, disable, I/O) touches it; unbind waits
+ *   for every op to finish before disabling endpoints and freeing requests.
+ * - Transfer buffers belong to the ioctl that allocated them; an
+ *   interrupted transfer is dequeued and waited for before they are freed.
+ *
+ * Copyright (C) 2026 The mw57 authors.
+ */
+
+#include <linux/compat.h>
+#include <linux/ctype.h>
+#include <linux/idr.h>
+#include <linux/kernel.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/poll.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/wait.h>
+#include <linux/usb/ch9.h>
+#include <linux/usb/composite.h>
+#include <linux/usb/gadget.h>
+
+/* Our copy of the uapi header: the kernel's own may be the 6.1 version. */
+#include "../../userspace/include/linux/usb/raw_gadget.h"
+
+#define RG_DEVICE_NAME		"raw-gadget"
+#define RG_DRIVER_PREFIX	"raw-gadget."
+#define RG_EVENT_QUEUE_SIZE	16
+
+enum rg_state {
+	RG_OPENED,
+	RG_INITIALIZING,	/* INIT in progress, internal */
+	RG_INITIALIZED,
+	RG_REGISTERING,
+	RG_RUNNING,
+	RG_FAILED,
+};
+
+/* What the thread that owns an endpoint slot is doing with it. */
+enum rg_op {
+	RG_OP_NONE,
+	RG_OP_ENABLE,
+	RG_OP_DISABLE,
+	RG_OP_IO,
+};
+
+struct rg_event {
+	u32 type;
+	u32 length;
+	u8 data[];
+};
+
+struct rg_ep {
+	struct usb_ep *ep;		/* the UDC's endpoint, while bound */
+	u8 addr;			/* number from its name, or ANY */
+	bool enabled;
+	enum rg_op op;
+	struct usb_request *req;	/* allocated while enabled */
+	struct usb_endpoint_descriptor desc;	/* ep->desc points here */
+	struct completion done;
+};
+
+struct rg_dev {
+	spinlock_t lock;		/* everything below but the names */
+	enum rg_state state;
+	struct usb_gadget *gadget;	/* set by bind, cleared by unbind */
+	bool unbinding;			/* no new endpoint or ep0 work */
+	bool registered;		/* usb_gadget_register_driver() done */
+
+	/* the event FIFO */
+	struct rg_event *events[RG_EVENT_QUEUE_SIZE];
+	unsigned int ev_head;
+	unsigned int ev_count;
+	wait_queue_head_t ev_wait;
+
+	/* ep0 */
+	struct usb_request *ep0_req;
+	bool ep0_in_pending;
+	bool ep0_out_pending;
+	bool ep0_busy;
+	struct completion ep0_done;
+
+	/* the UDC's non-control endpoints, at most USB_RAW_EPS_NUM_MAX */
+	struct rg_ep eps[USB_RAW_EPS_NUM_MAX];
+	unsigned int eps_num;
+	wait_queue_head_t op_wait;	/* an op or ep0 transfer ended */
+
+	/* set once by INIT; read-only afterwards */
+	int id;
+	char drv_name[sizeof(RG_DRIVER_PREFIX) + 10];
+	char udc_driver[UDC_NAME_LENGTH_MAX];
+	char udc_device[UDC_NAME_LENGTH_MAX];
+	struct usb_gadget_driver driver;
+};
+
+static DEFINE_IDA(rg_ida);
+
+/* --- events ------------------------------------------------------------ */
+
+/*
+ * Queue an event; dev->lock held.  A full queue fails the instance, as
+ * upstream does since 6.7 (no WARN: a client that stops fetching can
+ * overflow it with bus events).
+ */
+static int rg_event_add(struct rg_dev *dev, u32 type, const void *data,
+			u32 length)
+{
+	struct rg_event *ev;
+
+	if (dev->ev_count == RG_EVENT_QUEUE_SIZE) {
+		dev_dbg(&dev->gadget->dev, "event queue full, instance failed\n");
+		dev->state = RG_FAILED;
+		wake_up_all(&dev->ev_wait);
+		return -ENOMEM;
+	}
+	ev = kmalloc(struct_size(ev, data, length), GFP_ATOMIC);
+	if (!ev)
+		return -ENOMEM;
+	ev->type = type;
+	ev->length = length;
+	if (length)
+		memcpy(ev->data, data, length);
+	dev->events[(dev->ev_head + dev->ev_count) % RG_EVENT_QUEUE_SIZE] = ev;
+	dev->ev_count++;
+	wake_up_all(&dev->ev_wait);
+	return 0;
+}
+
+/* Take the oldest event, or NULL; dev->lock held. */
+static struct rg_event *rg_event_take(struct rg_dev *dev)
+{
+	struct rg_event *ev;
+
+	if (!dev->ev_count)
+		return NULL;
+	ev = dev->events[dev->ev_head];
+	dev->events[dev->ev_head] = NULL;
+	dev->ev_head = (dev->ev_head + 1) % RG_EVENT_QUEUE_SIZE;
+	dev->ev_count--;
+	return ev;
+}
+
+/* --- gadget driver callbacks ---------------------------------------------- */
+
+/* Bound or binding, and not failed: callbacks may queue events. */
+static bool rg_active(struct rg_dev *dev)
+{
+	return dev->state == RG_REGISTERING || dev->state == RG_RUNNING;
+}
+
+static struct rg_dev *rg_from_gadget(struct usb_gadget *gadget)
+{
+	return get_gadget_data(gadget);
+}
+
+static void rg_complete(struct usb_ep *ep, struct usb_request *req)
+{
+	complete(req->context);
+}
+
+/* The endpoint number in a fixed UDC name such as "ep1in-bulk", or ANY. */
+static u8 rg_ep_addr(const char *name)
+{
+	unsigned int n = 0;
+	const char *p = name + 2;
+
+	if (strncmp(name, "ep", 2) || !isdigit(*p))
+		return USB_RAW_EP_ADDR_ANY;
+	while (isdigit(*p) && n <= USB_ENDPOINT_NUMBER_MASK)
+		n = n * 10 + (*p++ - '0');
+	return n <= USB_ENDPOINT_NUMBER_MASK ? n : USB_RAW_EP_ADDR_ANY;
+}
+
+static int rg_bind(struct usb_gadget *gadget, struct usb_gadget_driver *driver)
+{
+	struct rg_dev *dev = container_of(driver, struct rg_dev, driver);
+	struct usb_request *req;
+	struct usb_ep *ep;
+	unsigned long flags;
+	unsigned int i = 0, total = 0;
+	int ret;
+
+	if (strcmp(gadget->name, dev->udc_driver))
+		return -ENODEV;
+
+	req = usb_ep_alloc_request(gadget->ep0, GFP_KERNEL);
+	if (!req)
+		return -ENOMEM;
+
+	spin_lock_irqsave(&dev->lock, flags);
+	dev->gadget = gadget;
+	dev->ep0_req = req;
+	dev->ep0_in_pending = false;
+	dev->ep0_out_pending = false;
+	/* Bounded: a UDC with more endpoints than the ABI can describe. */
+	list_for_each_entry(ep, &gadget->ep_list, ep_list) {
+		if (total++ >= USB_RAW_EPS_NUM_MAX)
+			continue;
+		dev->eps[i].ep = ep;
+		dev->eps[i].addr = rg_ep_addr(ep->name);
+		dev->eps[i].enabled = false;
+		dev->eps[i].op = RG_OP_NONE;
+		dev->eps[i].req = NULL;
+		i++;
+	}
+	dev->eps_num = i;
+	set_gadget_data(gadget, dev);
+	ret = rg_event_add(dev, USB_RAW_EVENT_CONNECT, NULL, 0);
+	if (ret) {
+		set_gadget_data(gadget, NULL);
+		dev->gadget = NULL;
+		dev->ep0_req = NULL;
+		dev->eps_num = 0;
+	}
+	spin_unlock_irqrestore(&dev->lock, flags);
+
+	if (ret)
+		usb_ep_free_request(gadget->ep0, req);
+	else if (total > i)
+		dev_warn(&gadget->dev, "%u endpoints, only the first %u usable\n",
+			 total, i);
+	return ret;
+}
+
+/* No op running and no ep0 transfer queued; dev->lock held. */
+static bool rg_idle(struct rg_dev *dev)
+{
+	unsigned int i;
+
+	if (dev->ep0_busy)
+		return false;
+	for (i = 0; i < dev->eps_num; i++)
+		if (dev->eps[i].op != RG_OP_NONE)
+			return false;
+	return true;
+}
+
+static bool rg_idle_locked(struct rg_dev *dev)
+{
+	unsigned long flags;
+	bool idle;
+
+	spin_lock_irqsave(&dev->lock, flags);
+	idle = rg_idle(dev);
+	spin_unlock_irqrestore(&dev->lock, flags);
+	return idle;
+}
+
+static void rg_unbind(struct usb_gadget *gadget)
+{
+	struct rg_dev *dev = rg_from_gadget(gadget);
+	unsigned long flags;
+	unsigned int i;
+
+	/* Stop new work, cancel queued transfers, wait for every op. */
+	spin_lock_irqsave(&dev->lock, flags);
+	dev->unbinding = true;
+	if (dev->ep0_busy)
+		usb_ep_dequeue(gadget->ep0, dev->ep0_req);
+	for (i = 0; i < dev->eps_num; i++)
+		if (dev->eps[i].op == RG_OP_IO)
+			usb_ep_dequeue(dev->eps[i].ep, dev->eps[i].req);
+	spin_unlock_irqrestore(&dev->lock, flags);
+	wait_event(dev->op_wait, rg_idle_locked(dev));
+
+	/* Only this thread touches the endpoints now. */
+	for (i = 0; i < dev->eps_num; i++) {
+		struct rg_ep *ep = &dev->eps[i];
+
+		if (!ep->enabled)
+			continue;
+		usb_ep_disable(ep->ep);
+		usb_ep_free_request(ep->ep, ep->req);
+		ep->req = NULL;
+		ep->enabled = false;
+	}
+	usb_ep_free_request(gadget->ep0, dev->ep0_req);
+
+	spin_lock_irqsave(&dev->lock, flags);
+	dev->ep0_req = NULL;
+	dev->eps_num = 0;
+	dev->gadget = NULL;
+	dev->unbinding = false;
+	spin_unlock_irqrestore(&dev->lock, flags);
+	set_gadget_data(gadget, NULL);
+}
+
+static int rg_setup(struct usb_gadget *gadget,
+		    const struct usb_ctrlrequest *ctrl)
+{
+	struct rg_dev *dev = rg_from_gadget(gadget);
+	unsigned long flags;
+	bool in;
+	int ret;
+
+	spin_lock_irqsave(&dev->lock, flags);
+	if (!rg_active(dev)) {
+		ret = -ENODEV;
+		goto out_unlock;
+	}
+	if (dev->ep0_in_pending || dev->ep0_out_pending) {
+		dev_dbg(&gadget->dev, "setup while a request is pending\n");
+		ret = -EBUSY;
+		goto out_unlock;
+	}
+	/* A zero-length IN request is answered like an OUT one. */
+	in = (ctrl->bRequestType & USB_DIR_IN) && le16_to_cpu(ctrl->wLength);
+	ret = rg_event_add(dev, USB_RAW_EVENT_CONTROL, ctrl, sizeof(*ctrl));
+	if (ret)
+		goto out_unlock;
+	if (in)
+		dev->ep0_in_pending = true;
+	else
+		dev->ep0_out_pending = true;
+	/* Userspace answers the status stage of zero-length requests too. */
+	if (!le16_to_cpu(ctrl->wLength))
+		ret = USB_GADGET_DELAYED_STATUS;
+out_unlock:
+	spin_unlock_irqrestore(&dev->lock, flags);
+	return ret;
+}
+
+static void rg_bus_event(struct usb_gadget *gadget, u32 type)
+{
+	struct rg_dev *dev = rg_from_gadget(gadget);
+	unsigned long flags;
+
+	if (!dev)
+		return;
+	spin_lock_irqsave(&dev->lock, flags);
+	if (rg_active(dev)) {
+		/*
+		 * A control request from before a reset or disconnect can
+		 * never be answered; dropping it lets the next setup through.
+		 */
+		if (type == USB_RAW_EVENT_RESET ||
+		    type == USB_RAW_EVENT_DISCONNECT) {
+			dev->ep0_in_pending = false;
+			dev->ep0_out_pending = false;
+		}
+		rg_event_add(dev, type, NULL, 0);
+	}
+	spin_unlock_irqrestore(&dev->lock, flags);
+}
+
+static void rg_suspend(struct usb_gadget *gadget)
+{
+	rg_bus_event(gadget, USB_RAW_EVENT_SUSPEND);
+}
+
+static void rg_resume(struct usb_gadget *gadget)
+{
+	rg_bus_event(gadget, USB_RAW_EVENT_RESUME);
+}
+
+static void rg_reset(struct usb_gadget *gadget)
+{
+	rg_bus_event(gadget, USB_RAW_EVENT_RESET);
+}
+
+static void rg_disconnect(struct usb_gadget *gadget)
+{
+	rg_bus_event(gadget, USB_RAW_EVENT_DISCONNECT);
+}
+
+/* --- file operations -------------------------------------------------- */
+
+static int rg_open(struct inode *inode, struct file *file)
+{
+	struct rg_dev *dev;
+
+	/* Upstream ABI: blocking only (readiness comes from poll()). */
+	if (file->f_flags & O_NONBLOCK)
+		return -EINVAL;
+
+	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	if (!dev)
+		return -ENOMEM;
+	spin_lock_init(&dev->lock);
+	init_waitqueue_head(&dev->ev_wait);
+	init_waitqueue_head(&dev->op_wait);
+	init_completion(&dev->ep0_done);
+	dev->state = RG_OPENED;
+	dev->id = -1;
+	file->private_data = dev;
+	return stream_open(inode, file);
+}
+
+static int rg_release(struct inode *inode, struct file *file)
+{
+	struct rg_dev *dev = file->private_data;
+	unsigned int i;
+
+	/* Returns after unbind: no callback can reach dev afterwards. */
+	if (dev->registered)
+		usb_gadget_unregister_driver(&dev->driver);
+	for (i = 0; i < RG_EVENT_QUEUE_SIZE; i++)
+		kfree(dev->events[i]);
+	if (dev->id >= 0)
+		ida_free(&rg_ida, dev->id);
+	kfree(dev);
+	return 0;
+}
+
+static __poll_t rg_poll(struct file *file, poll_table *wait)
+{
+	struct rg_dev *dev = file->private_data;
+	unsigned long flags;
+	__poll_t mask = 0;
+
+	poll_wait(file, &dev->ev_wait, wait);
+	spin_lock_irqsave(&dev->lock, flags);
+	if (dev->ev_count)
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (dev->state == RG_FAILED)
+		mask |= EPOLLERR;
+	spin_unlock_irqrestore(&dev->lock, flags);
+	return mask;
+}
+
+static int rg_ioctl_init(struct rg_dev *dev, unsigned long value)
+{
+	struct usb_raw_init arg;
+	unsigned long flags;
+	int id, ret;
+
+	if (copy_from_user(&arg, (void __user *)value, sizeof(arg)))
+		return -EFAULT;
+	switch (arg.speed) {
+	case USB_SPEED_UNKNOWN:
+		arg.speed = USB_SPEED_HIGH;
+		break;
+	case USB_SPEED_LOW:
+	case USB_SPEED_FULL:
+	case USB_SPEED_HIGH:
+	case USB_SPEED_SUPER:
+		break;
+	default:
+		return -EINVAL;
+	}
+
+	/* The id is taken only after the state check and kept until release. */
+	spin_lock_irqsave(&dev->lock, flags);
+	if (dev->state != RG_OPENED) {
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	dev->state = RG_INITIALIZING;	/* INIT and RUN now get EINVAL */
+	spin_unlock_irqrestore(&dev->lock, flags);
+
+	if (strscpy(dev->udc_driver, arg.driver_name,
+		    sizeof(dev->udc_driver)) < 0 ||
+	    strscpy(dev->udc_device, arg.device_name,
+		    sizeof(dev->udc_device)) < 0) {
+		ret = -E2BIG;
+		goto out_reopen;
+	}
+	id = ida_alloc(&rg_ida, GFP_KERNEL);
+	if (id < 0) {
+		ret = id;
+		goto out_reopen;
+	}
+	dev->id = id;
+	snprintf(dev->drv_name, sizeof(dev->drv_name), RG_DRIVER_PREFIX "%d",
+		 id);
+
+	dev->driver.function = RG_DEVICE_NAME;
+	dev->driver.max_speed = arg.speed;
+	dev->driver.bind = rg_bind;
+	dev->driver.unbind = rg_unbind;
+	dev->driver.setup = rg_setup;
+	dev->driver.disconnect = rg_disconnect;
+	dev->driver.suspend = rg_suspend;
+	dev->driver.resume = rg_resume;
+	dev->driver.reset = rg_reset;
+	dev->driver.driver.name = dev->drv_name;
+	dev->driver.udc_name = dev->udc_device;
+	dev->driver.match_existing_only = 1;
+
+	spin_lock_irqsave(&dev->lock, flags);
+	dev->state = RG_INITIALIZED;
+	spin_unlock_irqrestore(&dev->lock, flags);
+	return 0;
+
+out_reopen:
+	spin_lock_irqsave(&dev->lock, flags);
+	dev->state = RG_OPENED;
+out_unlock:
+	spin_unlock_irqrestore(&dev->lock, flags);
+	return ret;
+}
+
+static int rg_ioctl_run(struct rg_dev *dev, unsigned long value)
+{
+	unsigned long flags;
+	int ret;
+
+	if (value)
+		return -EINVAL;
+	spin_lock_irqsave(&dev->lock, flags);
+	if (dev->state != RG_INITIALIZED) {
+		spin_unlock_irqrestore(&dev->lock, flags);
+		return -EINVAL;
+	}
+	dev->state = RG_REGISTERING;	/* a concurrent RUN gets EINVAL */
+	spin_unlock_irqrestore(&dev->lock, flags);
+
+	ret = usb_gadget_register_driver(&dev->driver);
+
+	spin_lock_irqsave(&dev->lock, flags);
+	if (ret) {
+		dev->state = RG_FAILED;
+	} else {
+		dev->registered = true;
+		if (dev->state == RG_REGISTERING)
+			dev->state = RG_RUNNING;
+	}
+	spin_unlock_irqrestore(&dev->lock, flags);
+	return ret;
+}
+
+/* RUNNING with a UDC bound; dev->lock held. */
+static int rg_check_bound(struct rg_dev *dev)
+{
+	if (dev->state != RG_RUNNING)
+		return -EINVAL;
+	if (!dev->gadget || dev->unbinding)
+		return -EBUSY;
+	return 0;
+}
+
+static int rg_ioctl_event_fetch(struct rg_dev *dev, unsigned long value)
+{
+	struct usb_raw_event __user *uev = (void __user *)value;
+	struct usb_raw_event arg;
+	struct rg_event *ev = NULL;
+	unsigned long flags;
+	int ret;
+
+	if (copy_from_user(&arg, uev, sizeof(arg)))
+		return -EFAULT;
+
+	spin_lock_irqsave(&dev->lock, flags);
+	ret = rg_check_bound(dev);
+	spin_unlock_irqrestore(&dev->lock, flags);
+	if (ret)
+		return ret;
+
+	/* Several fetchers may wake for one event: loop until one is ours. */
+	while (!ev) {
+		if (wait_event_interruptible(dev->ev_wait,
+					     READ_ONCE(dev->ev_count) ||
+					     READ_ONCE(dev->state) != RG_RUNNING))
+			return -EINTR;
+		spin_lock_irqsave(&dev->lock, flags);
+		ev = rg_event_take(dev);
+		if (!ev && dev->state != RG_RUNNING) {
+			dev->state = RG_FAILED;
+			ret = -ENODEV;
+		}
+		spin_unlock_irqrestore(&dev->lock, flags);
+		if (ret)
+			return ret;
+	}
+
+	/* The header carries the full length; the event is consumed anyway. */
+	if (copy_to_user(uev, ev, sizeof(*uev)) ||
+	    copy_to_user(uev->data, ev->data, min_t(u32, arg.length, ev->length)))
+		ret = -EFAULT;
+	kfree(ev);
+	return ret;
+}
+
+/*
+ * Copy in the header of an I/O ioctl and allocate the transfer buffer
+ * (filled from userspace for writes).  The caller owns *bufp.
+ */
+static int rg_io_prepare(unsigned long value, struct usb_raw_ep_io *io,
+			 void **bufp, bool in)
+{
+	struct usb_raw_ep_io __user *uio = (void __user *)value;
+	void *buf;
+
+	if (copy_from_user(io, uio, sizeof(*io)))
+		return -EFAULT;
+	if (io->ep >= USB_RAW_EPS_NUM_MAX)
+		return -EINVAL;
+	if (!usb_raw_io_flags_valid(io->flags))
+		return -EINVAL;
+	if (io->length > KMALLOC_MAX_SIZE)
+		return -EINVAL;
+	/* Never ZERO_SIZE_PTR: a real UDC maps the buffer for DMA. */
+	buf = kmalloc(max_t(u32, io->length, 1), GFP_KERNEL | __GFP_NOWARN);
+	if (!buf)
+		return -ENOMEM;
+	if (in && copy_from_user(buf, uio->data, io->length)) {
+		kfree(buf);
+		return -EFAULT;
+	}
+	*bufp = buf;
+	return 0;
+}
+
+/* Fill the request for one transfer of io from buf; dev->lock held. */
+static void rg_req_fill(struct usb_request *req, struct usb_raw_ep_io *io,
+			void *buf, struct completion *done)
+{
+	req->buf = buf;
+	req->length = io->length;
+	req->zero = usb_raw_io_flags_zero(io->flags);
+	req->complete = rg_complete;
+	req->context = done;
+	reinit_completion(done);
+}
+
+/*
+ * Wait for a queued request.  On a signal the request is dequeued and
+ * waited for anyway: the buffer must not be freed under the UDC.
+ */
+static int rg_req_wait(struct usb_ep *ep, struct usb_request *req,
+		       struct completion *done)
+{
+	if (wait_for_completion_interruptible(done)) {
+		usb_ep_dequeue(ep, req);
+		wait_for_completion(done);
+		if (req->status == -ECONNRESET)
+			return -EINTR;
+	}
+	return req->status < 0 ? req->status : req->actual;
+}
+
+static int rg_ep0_io(struct rg_dev *dev, struct usb_raw_ep_io *io, void *buf,
+		     bool write)
+{
+	struct usb_request *req;
+	unsigned long flags;
+	struct usb_ep *ep0;
+	int ret;
+
+	spin_lock_irqsave(&dev->lock, flags);
+	ret = rg_check_bound(dev);
+	if (ret)
+		goto out_unlock;
+	if (dev->ep0_busy ||
+	    (write ? !dev->ep0_in_pending : !dev->ep0_out_pending)) {
+		ret = -EBUSY;
+		goto out_unlock;
+	}
+	ep0 = dev->gadget->ep0;
+	req = dev->ep0_req;
+	rg_req_fill(req, io, buf, &dev->ep0_done);
+	ret = usb_ep_queue(ep0, req, GFP_ATOMIC);
+	if (ret)
+		goto out_unlock;
+	dev->ep0_busy = true;
+	dev->ep0_in_pending = false;
+	dev->ep0_out_pending = false;
+	spin_unlock_irqrestore(&dev->lock, flags);
+
+	ret = rg_req_wait(ep0, req, &dev->ep0_done);
+
+	spin_lock_irqsave(&dev->lock, flags);
+	dev->ep0_busy = false;
+	wake_up_all(&dev->op_wait);
+out_unlock:
+	spin_unlock_irqrestore(&dev->lock, flags);
+	return ret;
+}
+
+static int rg_ep_io(struct rg_dev *dev, struct usb_raw_ep_io *io, void *buf,
+		    bool write)
+{
+	struct rg_ep *ep;
+	unsigned long flags;
+	int ret;
+
+	spin_lock_irqsave(&dev->lock, flags);
+	ret = rg_check_bound(dev);
+	if (ret)
+		goto out_unlock;
+	if (io->ep >= dev->eps_num) {
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	ep = &dev->eps[io->ep];
+	if (!ep->enabled || ep->op != RG_OP_NONE) {
+		ret = -EBUSY;
+		goto out_unlock;
+	}
+	/* The enabled descriptor decides, not the endpoint's caps. */
+	if (write != usb_endpoint_dir_in(&ep->desc)) {
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	rg_req_fill(ep->req, io, buf, &ep->done);
+	ret = usb_ep_queue(ep->ep, ep->req, GFP_ATOMIC);
+	if (ret)
+		goto out_unlock;
+	ep->op = RG_OP_IO;
+	spin_unlock_irqrestore(&dev->lock, flags);
+
+	ret = rg_req_wait(ep->ep, ep->req, &ep->done);
+
+	spin_lock_irqsave(&dev->lock, flags);
+	ep->op = RG_OP_NONE;
+	wake_up_all(&dev->op_wait);
+out_unlock:
+	spin_unlock_irqrestore(&dev->lock, flags);
+	return ret;
+}
+
+static int rg_ioctl_io(struct rg_dev *dev, unsigned long value, bool ep0,
+		       bool write)
+{
+	struct usb_raw_ep_io __user *uio = (void __user *)value;
+	struct usb_raw_ep_io io;
+	void *buf;
+	int ret;
+
+	ret = rg_io_prepare(value, &io, &buf, write);
+	if (ret)
+		return ret;
+	if (ep0)
+		ret = rg_ep0_io(dev, &io, buf, write);
+	else
+		ret = rg_ep_io(dev, &io, buf, write);
+	if (ret > 0 && !write) {
+		ret = min_t(u32, ret, io.length);
+		if (copy_to_user(uio->data, buf, ret))
+			ret = -EFAULT;
+	}
+	kfree(buf);
+	return ret;
+}
+
+static int rg_ioctl_ep_enable(struct rg_dev *dev, unsigned long value)
+{
+	struct usb_endpoint_descriptor desc;
+	struct usb_request *req = NULL;
+	struct rg_ep *ep = NULL;
+	bool matched = false;
+	unsigned long flags;
+	unsigned int i;
+	int ret;
+
+	if (copy_from_user(&desc, (void __user *)value, sizeof(desc)))
+		return -EFAULT;
+	if (!usb_endpoint_maxp(&desc))
+		return -EINVAL;
+
+	spin_lock_irqsave(&dev->lock, flags);
+	ret = rg_check_bound(dev);
+	if (ret)
+		goto out_unlock;
+	for (i = 0; i < dev->eps_num; i++) {
+		struct rg_ep *e = &dev->eps[i];
+
+		if (e->addr != USB_RAW_EP_ADDR_ANY &&
+		    e->addr != usb_endpoint_num(&desc))
+			continue;
+		if (!usb_gadget_ep_match_desc(dev->gadget, e->ep, &desc, NULL))
+			continue;
+		matched = true;
+		if (e->enabled || e->op != RG_OP_NONE)
+			continue;
+		ep = e;
+		break;
+	}
+	if (!ep) {
+		ret = matched ? -EBUSY : -EINVAL;
+		goto out_unlock;
+	}
+	ep->op = RG_OP_ENABLE;
+	ep->desc = desc;	/* owned by the slot, outlives the UDC's use */
+	spin_unlock_irqrestore(&dev->lock, flags);
+
+	req = usb_ep_alloc_request(ep->ep, GFP_KERNEL);
+	if (!req) {
+		ret = -ENOMEM;
+	} else {
+		ep->ep->desc = &ep->desc;
+		ret = usb_ep_enable(ep->ep);
+		if (ret) {
+			ep->ep->desc = NULL;
+			usb_ep_free_request(ep->ep, req);
+		}
+	}
+
+	spin_lock_irqsave(&dev->lock, flags);
+	if (!ret) {
+		ep->req = req;
+		ep->enabled = true;
+		init_completion(&ep->done);
+		ret = i;
+	}
+	ep->op = RG_OP_NONE;
+	wake_up_all(&dev->op_wait);
+out_unlock:
+	spin_unlock_irqrestore(&dev->lock, flags);
+	return ret;
+}
+
+/* Look up an endpoint handle for disable and halt; dev->lock held. */
+static struct rg_ep *rg_ep_get(struct rg_dev *dev, unsigned long handle,
+			       int *err)
+{
+	struct rg_ep *ep;
+
+	*err = rg_check_bound(dev);
+	if (*err)
+		return NULL;
+	if (handle >= dev->eps_num) {
+		*err = -EBUSY;	/* sic: upstream ABI */
+		return NULL;
+	}
+	ep = &dev->eps[handle];
+	if (!ep->enabled || ep->op != RG_OP_NONE) {
+		*err = -EINVAL;
+		return NULL;
+	}
+	return ep;
+}
+
+static int rg_ioctl_ep_disable(struct rg_dev *dev, unsigned long value)
+{
+	struct usb_request *req;
+	unsigned long flags;
+	struct rg_ep *ep;
+	int ret;
+
+	spin_lock_irqsave(&dev->lock, flags);
+	ep = rg_ep_get(dev, value, &ret);
+	if (!ep)
+		goto out_unlock;
+	ep->op = RG_OP_DISABLE;
+	spin_unlock_irqrestore(&dev->lock, flags);
+
+	usb_ep_disable(ep->ep);
+	ep->ep->desc = NULL;
+	req = ep->req;
+	ep->req = NULL;
+	usb_ep_free_request(ep->ep, req);
+
+	spin_lock_irqsave(&dev->lock, flags);
+	ep->enabled = false;
+	ep->op = RG_OP_NONE;
+	wake_up_all(&dev->op_wait);
+out_unlock:
+	spin_unlock_irqrestore(&dev->lock, flags);
+	return ret;
+}
+
+enum rg_halt_op { RG_SET_HALT, RG_CLEAR_HALT, RG_SET_WEDGE };
+
+static int rg_ioctl_ep_halt(struct rg_dev *dev, unsigned long value,
+			    enum rg_halt_op op)
+{
+	unsigned long flags;
+	struct rg_ep *ep;
+	int ret;
+
+	spin_lock_irqsave(&dev->lock, flags);
+	ep = rg_ep_get(dev, value, &ret);
+	if (!ep)
+		goto out_unlock;
+	if (usb_endpoint_xfer_isoc(&ep->desc)) {
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	switch (op) {
+	case RG_SET_HALT:
+		ret = usb_ep_set_halt(ep->ep);
+		break;
+	case RG_CLEAR_HALT:
+		ret = usb_ep_clear_halt(ep->ep);
+		break;
+	case RG_SET_WEDGE:
+		ret = usb_ep_set_wedge(ep->ep);
+		break;
+	}
+out_unlock:
+	spin_unlock_irqrestore(&dev->lock, flags);
+	return ret;
+}
+
+static int rg_ioctl_ep0_stall(struct rg_dev *dev, unsigned long value)
+{
+	unsigned long flags;
+	int ret;
+
+	if (value)
+		return -EINVAL;
+	spin_lock_irqsave(&dev->lock, flags);
+	ret = rg_check_bound(dev);
+	if (ret)
+		goto out_unlock;
+	if (dev->ep0_busy || (!dev->ep0_in_pending && !dev->ep0_out_pending)) {
+		ret = -EBUSY;
+		goto out_unlock;
+	}
+	ret = usb_ep_set_halt(dev->gadget->ep0);
+	dev->ep0_in_pending = false;
+	dev->ep0_out_pending = false;
+out_unlock:
+	spin_unlock_irqrestore(&dev->lock, flags);
+	return ret;
+}
+
+static int rg_ioctl_configure(struct rg_dev *dev, unsigned long value)
+{
+	unsigned long flags;
+	int ret;
+
+	if (value)
+		return -EINVAL;
+	spin_lock_irqsave(&dev->lock, flags);
+	ret = rg_check_bound(dev);
+	if (!ret)
+		usb_gadget_set_state(dev->gadget, USB_STATE_CONFIGURED);
+	spin_unlock_irqrestore(&dev->lock, flags);
+	return ret;
+}
+
+static int rg_ioctl_vbus_draw(struct rg_dev *dev, unsigned long value)
+{
+	unsigned long flags;
+	int ret;
+
+	spin_lock_irqsave(&dev->lock, flags);
+	ret = rg_check_bound(dev);
+	if (!ret)	/* the UDC's answer is not the caller's business */
+		usb_gadget_vbus_draw(dev->gadget, 2 * (u32)value);
+	spin_unlock_irqrestore(&dev->lock, flags);
+	return ret;
+}
+
+static int rg_ioctl_eps_info(struct rg_dev *dev, unsigned long value)
+{
+	struct usb_raw_eps_info *info;
+	unsigned long flags;
+	unsigned int i;
+	int ret;
+
+	info = kzalloc(sizeof(*info), GFP_KERNEL);
+	if (!info)
+		return -ENOMEM;
+
+	spin_lock_irqsave(&dev->lock, flags);
+	ret = rg_check_bound(dev);
+	if (ret)
+		goto out_unlock;
+	for (i = 0; i < dev->eps_num; i++) {
+		struct usb_raw_ep_info *e = &info->eps[i];
+		struct usb_ep *ep = dev->eps[i].ep;
+
+		strscpy(e->name, ep->name, sizeof(e->name));
+		e->addr = dev->eps[i].addr;
+		e->caps.type_control = ep->caps.type_control;
+		e->caps.type_iso = ep->caps.type_iso;
+		e->caps.type_bulk = ep->caps.type_bulk;
+		e->caps.type_int = ep->caps.type_int;
+		e->caps.dir_in = ep->caps.dir_in;
+		e->caps.dir_out = ep->caps.dir_out;
+		e->limits.maxpacket_limit = ep->maxpacket_limit;
+		e->limits.max_streams = ep->max_streams;
+	}
+	ret = dev->eps_num;
+out_unlock:
+	spin_unlock_irqrestore(&dev->lock, flags);
+	if (ret >= 0 && copy_to_user((void __user *)value, info, sizeof(*info)))
+		ret = -EFAULT;
+	kfree(info);
+	return ret;
+}
+
+static int rg_ioctl_mw57_info(struct rg_dev *dev, unsigned long value)
+{
+	struct usb_raw_mw57_info info = { };
+	unsigned long flags;
+	int ret;
+
+	spin_lock_irqsave(&dev->lock, flags);
+	ret = rg_check_bound(dev);
+	if (!ret && dev->gadget->speed == USB_SPEED_UNKNOWN)
+		ret = -ENOTCONN;
+	if (!ret) {
+		info.speed = dev->gadget->speed;
+		info.ep0_maxpacket = dev->gadget->ep0->maxpacket;
+	}
+	spin_unlock_irqrestore(&dev->lock, flags);
+	if (!ret && copy_to_user((void __user *)value, &info, sizeof(info)))
+		ret = -EFAULT;
+	return ret;
+}
+
+static long rg_ioctl(struct file *file, unsigned int cmd, unsigned long value)
+{
+	struct rg_dev *dev = file->private_data;
+
+	switch (cmd) {
+	case USB_RAW_IOCTL_INIT:
+		return rg_ioctl_init(dev, value);
+	case USB_RAW_IOCTL_RUN:
+		return rg_ioctl_run(dev, value);
+	case USB_RAW_IOCTL_EVENT_FETCH:
+		return rg_ioctl_event_fetch(dev, value);
+	case USB_RAW_IOCTL_EP0_WRITE:
+		return rg_ioctl_io(dev, value, true, true);
+	case USB_RAW_IOCTL_EP0_READ:
+		return rg_ioctl_io(dev, value, true, false);
+	case USB_RAW_IOCTL_EP_ENABLE:
+		return rg_ioctl_ep_enable(dev, value);
+	case USB_RAW_IOCTL_EP_DISABLE:
+		return rg_ioctl_ep_disable(dev, value);
+	case USB_RAW_IOCTL_EP_WRITE:
+		return rg_ioctl_io(dev, value, false, true);
+	case USB_RAW_IOCTL_EP_READ:
+		return rg_ioctl_io(dev, value, false, false);
+	case USB_RAW_IOCTL_CONFIGURE:
+		return rg_ioctl_configure(dev, value);
+	case USB_RAW_IOCTL_VBUS_DRAW:
+		return rg_ioctl_vbus_draw(dev, value);
+	case USB_RAW_IOCTL_EPS_INFO:
+		return rg_ioctl_eps_info(dev, value);
+	case USB_RAW_IOCTL_EP0_STALL:
+		return rg_ioctl_ep0_stall(dev, value);
+	case USB_RAW_IOCTL_EP_SET_HALT:
+		return rg_ioctl_ep_halt(dev, value, RG_SET_HALT);
+	case USB_RAW_IOCTL_EP_CLEAR_HALT:
+		return rg_ioctl_ep_halt(dev, value, RG_CLEAR_HALT);
+	case USB_RAW_IOCTL_EP_SET_WEDGE:
+		return rg_ioctl_ep_halt(dev, value, RG_SET_WEDGE);
+	case USB_RAW_MW57_IOCTL_INFO:
+		return rg_ioctl_mw57_info(dev, value);
+	default:
+		return -EINVAL;	/* upstream ABI: not ENOTTY */
+	}
+}
+
+/*
+ * No pointers or longs in the ABI structs, so 32-bit callers share the
+ * handler; llseek stays unset (stream_open), which is ESPIPE everywhere.
+ */
+static const struct file_operations rg_fops = {
+	.owner		= THIS_MODULE,
+	.open		= rg_open,
+	.release	= rg_release,
+	.poll		= rg_poll,
+	.unlocked_ioctl	= rg_ioctl,
+	.compat_ioctl	= rg_ioctl,
+};
+
+static struct miscdevice rg_misc = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= RG_DEVICE_NAME,
+	.fops	= &rg_fops,
+};
+
+static int __init rg_init(void)
+{
+	return misc_register(&rg_misc);
+}
+
+static void __exit rg_exit(void)
+{
+	misc_deregister(&rg_misc);
+	ida_destroy(&rg_ida);
+}
+
+module_init(rg_init);
+module_exit(rg_exit);
+
+MODULE_DESCRIPTION("USB Raw Gadget: userspace USB device emulation");
+MODULE_AUTHOR("The mw57 authors");
+MODULE_LICENSE("GPL");
+MODULE_VERSION(MW57_VERSION);

@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/* Copyright (C) 2026 The mw57 authors. */
+/*
+ * USB Raw Gadget: the userspace ABI of /dev/raw-gadget.
+ *
+ * Every name and number in the first part is the upstream Linux ABI (as of
+ * Linux 6.7, events 3-6 included) and must never change.  The second part
+ * holds mw57's extensions; they use their own ioctl magic and are answered
+ * with EINVAL by upstream kernels, so a client can probe for them.
+ *
+ * Installed as <prefix>/include/mw57/linux/usb/raw_gadget.h so that the
+ * dpkg-owned /usr/include/linux/usb/raw_gadget.h (6.1 version, no events
+ * 3-6) is left alone; `pkg-config --cflags mw57-rawgadget` puts it first.
+ * The mw57 module includes this file by relative path for the same reason.
+ */
+#ifndef _UAPI__LINUX_USB_RAW_GADGET_H
+#define _UAPI__LINUX_USB_RAW_GADGET_H
+
+#include <asm/ioctl.h>
+#include <linux/types.h>
+#include <linux/usb/ch9.h>
+
+/* Size of the two UDC name fields of struct usb_raw_init. */
+#define UDC_NAME_LENGTH_MAX 128
+
+/*
+ * struct usb_raw_init - argument of USB_RAW_IOCTL_INIT.
+ * @driver_name: UDC driver name, e.g. "dummy_udc" or "20980000.usb".
+ * @device_name: UDC device name, e.g. "dummy_udc.0" or "20980000.usb".
+ * @speed: the highest speed to offer, an enum usb_device_speed value
+ *	(UNKNOWN means HIGH; WIRELESS and SUPER_PLUS are refused).
+ */
+struct usb_raw_init {
+	__u8	driver_name[UDC_NAME_LENGTH_MAX];
+	__u8	device_name[UDC_NAME_LENGTH_MAX];
+	__u8	speed;
+};
+
+/*
+ * Event types of USB_RAW_IOCTL_EVENT_FETCH.  CONNECT: bound to the UDC.
+ * CONTROL: a setup packet arrived on ep0 (data: struct usb_ctrlrequest).
+ * SUSPEND, RESUME, RESET, DISCONNECT: the bus events of the same names;
+ * some UDCs (dwc2) report DISCONNECT where others report RESET.  More types
+ * may be added: clients skip the ones they do not know.
+ */
+enum usb_raw_event_type {
+	USB_RAW_EVENT_INVALID = 0,
+	USB_RAW_EVENT_CONNECT = 1,
+	USB_RAW_EVENT_CONTROL = 2,
+	USB_RAW_EVENT_SUSPEND = 3,
+	USB_RAW_EVENT_RESUME = 4,
+	USB_RAW_EVENT_RESET = 5,
+	USB_RAW_EVENT_DISCONNECT = 6,
+};
+
+/*
+ * struct usb_raw_event - argument of USB_RAW_IOCTL_EVENT_FETCH.
+ * @type: an enum usb_raw_event_type value.
+ * @length: in: room in @data; out: the event's full data length, which is
+ *	larger than what was copied when @data was too small.
+ * @data: the event data.
+ */
+struct usb_raw_event {
+	__u32		type;
+	__u32		length;
+	__u8		data[];
+};
+
+/* ZERO: end the transfer with a zero-length packet if it needs one. */
+#define USB_RAW_IO_FLAGS_ZERO	0x0001
+#define USB_RAW_IO_FLAGS_MASK	0x0001
+
+static inline int usb_raw_io_flags_valid(__u16 flags)
+{
+	return (flags & ~USB_RAW_IO_FLAGS_MASK) == 0;
+}
+
+static inline int usb_raw_io_flags_zero(__u16 flags)
+{
+	return (flags & USB_RAW_IO_FLAGS_ZERO);
+}
+
+/*
+ * struct usb_raw_ep_io - argument of the ep0 and endpoint I/O ioctls.
+ * @ep: handle from USB_RAW_IOCTL_EP_ENABLE; for ep0 unused but still
+ *	required to be below USB_RAW_EPS_NUM_MAX.
+ * @flags: USB_RAW_IO_FLAGS_* bits.
+ * @length: bytes in @data, at most KMALLOC_MAX_SIZE.
+ * @data: data to send, or room for the data received.
+ */
+struct usb_raw_ep_io {
+	__u16		ep;
+	__u16		flags;
+	__u32		length;
+	__u8		data[];
+};
+
+/* Entries of struct usb_raw_eps_info. */
+#define USB_RAW_EPS_NUM_MAX	30
+
+/* Size of usb_raw_ep_info.name. */
+#define USB_RAW_EP_NAME_MAX	16
+
+/* usb_raw_ep_info.addr of an endpoint whose number is configurable. */
+#define USB_RAW_EP_ADDR_ANY	0xff
+
+/* Capability bits of a UDC endpoint (bit 0 type_control .. bit 5 dir_out). */
+struct usb_raw_ep_caps {
+	__u32	type_control	: 1;
+	__u32	type_iso	: 1;
+	__u32	type_bulk	: 1;
+	__u32	type_int	: 1;
+	__u32	dir_in		: 1;
+	__u32	dir_out		: 1;
+};
+
+/*
+ * struct usb_raw_ep_limits - limits of a UDC endpoint.
+ * @maxpacket_limit: largest wMaxPacketSize it takes.
+ * @max_streams: log2 of the number of streams it supports.
+ * @reserved: zero.
+ */
+struct usb_raw_ep_limits {
+	__u16	maxpacket_limit;
+	__u16	max_streams;
+	__u32	reserved;
+};
+
+/*
+ * struct usb_raw_ep_info - one UDC endpoint.
+ * @name: the UDC's name for it, such as "ep1in-bulk" or "ep-a".
+ * @addr: the endpoint number a descriptor must carry to get it, or
+ *	USB_RAW_EP_ADDR_ANY.
+ * @caps: what it can do.
+ * @limits: its limits.
+ */
+struct usb_raw_ep_info {
+	__u8				name[USB_RAW_EP_NAME_MAX];
+	__u32				addr;
+	struct usb_raw_ep_caps		caps;
+	struct usb_raw_ep_limits	limits;
+};
+
+/* Argument of USB_RAW_IOCTL_EPS_INFO; the index is the endpoint handle. */
+struct usb_raw_eps_info {
+	struct usb_raw_ep_info	eps[USB_RAW_EPS_NUM_MAX];
+};
+
+/*
+ * The ioctls.  Each returns a negative errno on failure; the return value
+ * on success is given per ioctl.  Arguments declared __u32 are passed by
+ * value, not by pointer.
+ *
+ * INIT: set UDC names and speed, once per open file; 0.
+ * RUN: bind to the UDC and start; 0.
+ * EVENT_FETCH: wait for the next event; 0.
+ * EP0_WRITE / EP0_READ: answer the pending IN / OUT (or zero-length)
+ *	control request and wait for completion; bytes transferred.
+ * EP_ENABLE: enable an endpoint matching the descriptor; its handle.
+ * EP_DISABLE: disable endpoint handle; 0.
+ * EP_WRITE / EP_READ: one transfer on endpoint io.ep; bytes transferred.
+ * CONFIGURE: put the gadget into the configured state; 0.
+ * VBUS_DRAW: set the VBUS current limit, in 2 mA units; 0.
+ * EPS_INFO: describe the UDC's non-control endpoints; their number.
+ * EP0_STALL: stall the pending control request; 0.
+ * EP_SET_HALT / EP_CLEAR_HALT / EP_SET_WEDGE: halt state of an
+ *	endpoint handle; 0.
+ */
+#define USB_RAW_IOCTL_INIT		_IOW('U', 0, struct usb_raw_init)
+#define USB_RAW_IOCTL_RUN		_IO('U', 1)
+#define USB_RAW_IOCTL_EVENT_FETCH	_IOR('U', 2, struct usb_raw_event)
+#define USB_RAW_IOCTL_EP0_WRITE		_IOW('U', 3, struct usb_raw_ep_io)
+#define USB_RAW_IOCTL_EP0_READ		_IOWR('U', 4, struct usb_raw_ep_io)
+#define USB_RAW_IOCTL_EP_ENABLE		_IOW('U', 5, struct usb_endpoint_descriptor)
+#define USB_RAW_IOCTL_EP_DISABLE	_IOW('U', 6, __u32)
+#define USB_RAW_IOCTL_EP_WRITE		_IOW('U', 7, struct usb_raw_ep_io)
+#define USB_RAW_IOCTL_EP_READ		_IOWR('U', 8, struct usb_raw_ep_io)
+#define USB_RAW_IOCTL_CONFIGURE		_IO('U', 9)
+#define USB_RAW_IOCTL_VBUS_DRAW		_IOW('U', 10, __u32)
+#define USB_RAW_IOCTL_EPS_INFO		_IOR('U', 11, struct usb_raw_eps_info)
+#define USB_RAW_IOCTL_EP0_STALL		_IO('U', 12)
+#define USB_RAW_IOCTL_EP_SET_HALT	_IOW('U', 13, __u32)
+#define USB_RAW_IOCTL_EP_CLEAR_HALT	_IOW('U', 14, __u32)
+#define USB_RAW_IOCTL_EP_SET_WEDGE	_IOW('U', 15, __u32)
+
+/*
+ * ('U', 16) is taken by an abandoned upstream proposal (SET_TIMEOUT) and is
+ * never used here.
+ */
+
+/* ------------------------------------------------------------------------
+ * mw57 extensions (not in upstream Linux).
+ *
+ * poll()/epoll: /dev/raw-gadget reports EPOLLIN | EPOLLRDNORM while an
+ * event is queued (USB_RAW_IOCTL_EVENT_FETCH will not block), and EPOLLERR
+ * once the instance has failed.  Upstream kernels have no poll method and
+ * report the fd as always readable.  Opening with O_NONBLOCK still fails
+ * with EINVAL, exactly as upstream: readiness comes from poll() alone.
+ */
+
+/* Ioctl magic of the mw57 extensions; unassigned in ioctl-number.rst. */
+#define USB_RAW_MW57_IOCTL_MAGIC	0xB9
+
+/*
+ * struct usb_raw_mw57_info - argument of USB_RAW_MW57_IOCTL_INFO.
+ * @speed: the speed negotiated with the host (enum usb_device_speed).
+ * @reserved0: zero.
+ * @ep0_maxpacket: the maxpacket value of ep0 at that speed.
+ * @reserved: zero, for future fields.
+ */
+struct usb_raw_mw57_info {
+	__u8	speed;
+	__u8	reserved0;
+	__u16	ep0_maxpacket;
+	__u32	reserved[3];
+};
+
+/*
+ * Reports the negotiated speed and the ep0 maxpacket of the bound UDC.
+ * Returns 0, or EINVAL when the instance is not running, EBUSY when no UDC
+ * is bound, ENOTCONN while no speed has been negotiated (before the first
+ * bus reset, or after a disconnect).
+ */
+#define USB_RAW_MW57_IOCTL_INFO	\
+	_IOR(USB_RAW_MW57_IOCTL_MAGIC, 0, struct usb_raw_mw57_info)
+
+#endif /* _UAPI__LINUX_USB_RAW_GADGET_H */
