@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Copyright (C) 2026 The mw57 authors. */
+/*
+ * librawgadget: thin wrappers over the /dev/raw-gadget ioctls, and a small
+ * device loop that answers the standard control requests from descriptor
+ * tables.  Every function returns a negative errno on failure.
+ *
+ * Build with `pkg-config --cflags --libs mw57-rawgadget`.
+ */
+#ifndef MW57_RAWGADGET_H
+#define MW57_RAWGADGET_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/usb/ch9.h>
+#include <linux/usb/raw_gadget.h>
+
+/* The 7-byte endpoint descriptor used in configuration descriptors. */
+struct rg_endpoint_descriptor {
+	__u8	bLength;
+	__u8	bDescriptorType;
+	__u8	bEndpointAddress;
+	__u8	bmAttributes;
+	__le16	wMaxPacketSize;
+	__u8	bInterval;
+} __attribute__((packed));
+
+/* The 9-byte form EP_ENABLE takes, from a configuration entry. */
+void rg_ep_desc(struct usb_endpoint_descriptor *out,
+		const struct rg_endpoint_descriptor *in);
+
+/* --- ioctl wrappers ------------------------------------------------------ */
+
+int rg_open(void);			/* fd */
+int rg_init(int fd, const char *driver, const char *device,
+	    enum usb_device_speed speed);
+int rg_run(int fd);
+/* Fetch one event; data_len is the room after the header.  0 or -errno. */
+int rg_event_fetch(int fd, struct usb_raw_event *ev, uint32_t data_len);
+int rg_ep0_write(int fd, const void *data, uint32_t len);	/* bytes */
+int rg_ep0_read(int fd, void *data, uint32_t len);		/* bytes */
+int rg_ep0_stall(int fd);
+int rg_ep_enable(int fd, const struct usb_endpoint_descriptor *desc);
+int rg_ep_disable(int fd, int handle);
+int rg_ep_write(int fd, int handle, const void *data, uint32_t len,
+		uint16_t flags);				/* bytes */
+int rg_ep_read(int fd, int handle, void *data, uint32_t len);	/* bytes */
+/*
+ * Zero-copy variants: io->ep, flags and length set by the caller, data
+ * follows io in the same buffer.
+ */
+int rg_ep_write_io(int fd, struct usb_raw_ep_io *io);
+int rg_ep_read_io(int fd, struct usb_raw_ep_io *io);
+int rg_configure(int fd);
+int rg_vbus_draw(int fd, uint32_t units_2ma);
+int rg_eps_info(int fd, struct usb_raw_eps_info *info);	/* count */
+int rg_ep_set_halt(int fd, int handle);
+int rg_ep_clear_halt(int fd, int handle);
+int rg_ep_set_wedge(int fd, int handle);
+/* mw57 extension; -EINVAL on upstream kernels. */
+int rg_info(int fd, struct usb_raw_mw57_info *info);
+
+const char *rg_event_name(uint32_t type);
+
+/* --- endpoint threads ---------------------------------------------------- */
+
+/*
+ * A worker blocked in an ioctl is stopped by setting ->stop and sending it
+ * SIGUSR1 (installed without SA_RESTART), so the ioctl returns EINTR.
+ */
+struct rg_thread {
+	unsigned long tid;	/* pthread_t */
+	volatile int stop;
+	int running;
+};
+
+void rg_thread_setup(void);	/* install the SIGUSR1 handler once */
+int rg_thread_start(struct rg_thread *t, void *(*fn)(void *), void *arg);
+void rg_thread_stop(struct rg_thread *t);
+
+/* --- device loop ---------------------------------------------------------- */
+
+struct rg_device;
+
+struct rg_device_ops {
+	/* SET_CONFIGURATION(value != 0): enable endpoints, start threads. */
+	int (*configure)(struct rg_device *d);
+	/* Reset, disconnect, SET_CONFIGURATION(0): stop threads, disable. */
+	void (*deconfigure)(struct rg_device *d);
+	/*
+	 * Class and vendor requests.  Return the bytes answered (IN), 0 after
+	 * an OUT read, or a negative value to stall.  May be NULL.
+	 */
+	int (*control)(struct rg_device *d, const struct usb_ctrlrequest *c);
+	/* Every event, before it is handled.  May be NULL. */
+	void (*event)(struct rg_device *d, const struct usb_raw_event *ev);
+};
+
+struct rg_device {
+	int fd;
+	const struct usb_device_descriptor *device;
+	const void *config;		/* full configuration descriptor */
+	size_t config_len;
+	const char *const *strings;	/* index 1.., NULL terminated */
+	const struct rg_device_ops *ops;
+	void *priv;
+	int configured;			/* current bConfigurationValue */
+	int verbose;
+	volatile int stop;		/* rg_device_stop() */
+	unsigned long loop_tid;		/* pthread_t running the loop */
+};
+
+/* open, INIT, RUN: returns 0 and sets d->fd */
+int rg_device_start(struct rg_device *d, const char *driver,
+		    const char *device, enum usb_device_speed speed);
+/* Handle events until rg_device_stop() or an error; returns 0 or -errno. */
+int rg_device_loop(struct rg_device *d);
+/* End rg_device_loop from any thread (it may be blocked in EVENT_FETCH). */
+void rg_device_stop(struct rg_device *d);
+
+#endif /* MW57_RAWGADGET_H */

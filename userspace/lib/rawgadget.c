@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Copyright (C) 2026 The mw57 authors. */
+/* librawgadget: the /dev/raw-gadget ioctl wrappers. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <mw57/rawgadget.h>
+
+void rg_ep_desc(struct usb_endpoint_descriptor *out,
+		const struct rg_endpoint_descriptor *in)
+{
+	memset(out, 0, sizeof(*out));
+	memcpy(out, in, sizeof(*in));
+	out->bLength = USB_DT_ENDPOINT_SIZE;
+}
+
+static int rg_ret(int ret)
+{
+	return ret < 0 ? -errno : ret;
+}
+
+int rg_open(void)
+{
+	return rg_ret(open("/dev/raw-gadget", O_RDWR | O_CLOEXEC));
+}
+
+int rg_init(int fd, const char *driver, const char *device,
+	    enum usb_device_speed speed)
+{
+	struct usb_raw_init arg;
+
+	memset(&arg, 0, sizeof(arg));
+	if (strlen(driver) >= sizeof(arg.driver_name) ||
+	    strlen(device) >= sizeof(arg.device_name))
+		return -E2BIG;
+	strcpy((char *)arg.driver_name, driver);
+	strcpy((char *)arg.device_name, device);
+	arg.speed = speed;
+	return rg_ret(ioctl(fd, USB_RAW_IOCTL_INIT, &arg));
+}
+
+int rg_run(int fd)
+{
+	return rg_ret(ioctl(fd, USB_RAW_IOCTL_RUN, 0));
+}
+
+int rg_event_fetch(int fd, struct usb_raw_event *ev, uint32_t data_len)
+{
+	ev->type = 0;
+	ev->length = data_len;
+	return rg_ret(ioctl(fd, USB_RAW_IOCTL_EVENT_FETCH, ev));
+}
+
+/* One I/O ioctl through a bounce buffer: header + data. */
+static int rg_io(int fd, unsigned long req, int handle, void *data,
+		 uint32_t len, uint16_t flags, int copy_in, int copy_out)
+{
+	struct usb_raw_ep_io *io;
+	int ret;
+
+	io = malloc(sizeof(*io) + len);
+	if (!io)
+		return -ENOMEM;
+	io->ep = handle;
+	io->flags = flags;
+	io->length = len;
+	if (copy_in && len)
+		memcpy(io->data, data, len);
+	ret = rg_ret(ioctl(fd, req, io));
+	if (copy_out && ret > 0)
+		memcpy(data, io->data, (uint32_t)ret < len ? (uint32_t)ret : len);
+	free(io);
+	return ret;
+}
+
+int rg_ep0_write(int fd, const void *data, uint32_t len)
+{
+	return rg_io(fd, USB_RAW_IOCTL_EP0_WRITE, 0, (void *)data, len, 0, 1, 0);
+}
+
+int rg_ep0_read(int fd, void *data, uint32_t len)
+{
+	return rg_io(fd, USB_RAW_IOCTL_EP0_READ, 0, data, len, 0, 0, 1);
+}
+
+int rg_ep0_stall(int fd)
+{
+	return rg_ret(ioctl(fd, USB_RAW_IOCTL_EP0_STALL, 0));
+}
+
+int rg_ep_enable(int fd, const struct usb_endpoint_descriptor *desc)
+{
+	return rg_ret(ioctl(fd, USB_RAW_IOCTL_EP_ENABLE, desc));
+}
+
+int rg_ep_disable(int fd, int handle)
+{
+	return rg_ret(ioctl(fd, USB_RAW_IOCTL_EP_DISABLE, (unsigned long)handle));
+}
+
+int rg_ep_write(int fd, int handle, const void *data, uint32_t len,
+		uint16_t flags)
+{
+	return rg_io(fd, USB_RAW_IOCTL_EP_WRITE, handle, (void *)data, len,
+		     flags, 1, 0);
+}
+
+int rg_ep_read(int fd, int handle, void *data, uint32_t len)
+{
+	return rg_io(fd, USB_RAW_IOCTL_EP_READ, handle, data, len, 0, 0, 1);
+}
+
+int rg_ep_write_io(int fd, struct usb_raw_ep_io *io)
+{
+	return rg_ret(ioctl(fd, USB_RAW_IOCTL_EP_WRITE, io));
+}
+
+int rg_ep_read_io(int fd, struct usb_raw_ep_io *io)
+{
+	return rg_ret(ioctl(fd, USB_RAW_IOCTL_EP_READ, io));
+}
+
+int rg_configure(int fd)
+{
+	return rg_ret(ioctl(fd, USB_RAW_IOCTL_CONFIGURE, 0));
+}
+
+int rg_vbus_draw(int fd, uint32_t units_2ma)
+{
+	return rg_ret(ioctl(fd, USB_RAW_IOCTL_VBUS_DRAW, (unsigned long)units_2ma));
+}
+
+int rg_eps_info(int fd, struct usb_raw_eps_info *info)
+{
+	return rg_ret(ioctl(fd, USB_RAW_IOCTL_EPS_INFO, info));
+}
+
+int rg_ep_set_halt(int fd, int handle)
+{
+	return rg_ret(ioctl(fd, USB_RAW_IOCTL_EP_SET_HALT, (unsigned long)handle));
+}
+
+int rg_ep_clear_halt(int fd, int handle)
+{
+	return rg_ret(ioctl(fd, USB_RAW_IOCTL_EP_CLEAR_HALT, (unsigned long)handle));
+}
+
+int rg_ep_set_wedge(int fd, int handle)
+{
+	return rg_ret(ioctl(fd, USB_RAW_IOCTL_EP_SET_WEDGE, (unsigned long)handle));
+}
+
+int rg_info(int fd, struct usb_raw_mw57_info *info)
+{
+	return rg_ret(ioctl(fd, USB_RAW_MW57_IOCTL_INFO, info));
+}
+
+const char *rg_event_name(uint32_t type)
+{
+	static const char *const names[] = {
+		"INVALID", "CONNECT", "CONTROL", "SUSPEND", "RESUME", "RESET",
+		"DISCONNECT",
+	};
+
+	return type < sizeof(names) / sizeof(names[0]) ? names[type] : "UNKNOWN";
+}
