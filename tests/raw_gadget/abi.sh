@@ -1,0 +1,18 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Copyright (C) 2026 The mw57 authors.
+#
+# The errno contract of /dev/raw-gadget and our extensions (rg_abi.c), on
+# dummy_hcd num=2: dummy_udc.0 enumerates a vendor device, dummy_udc.1 is
+# left unanswered until its event queue overflows.
+set -u
+cd "$(dirname "$0")" || exit 1
+# shellcheck source=../lib/ktap.sh
+. ../lib/ktap.sh
+# shellcheck source=lib.sh
+. ./lib.sh
+
+[ "$(id -u)" -eq 0 ] || { ktap_print_header; ktap_skip_all "needs root"; }
+rg_modules num=2 || { ktap_print_header; ktap_exit_fail_msg "cannot load dummy_hcd num=2 and raw_gadget"; }
+command -v rg_abi >/dev/null || { ktap_print_header; ktap_exit_fail_msg "rg_abi not built"; }
+exec rg_abi dummy_udc.0 dummy_udc.1

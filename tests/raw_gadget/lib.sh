@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: GPL-2.0
+# Copyright (C) 2026 The mw57 authors.
+# shellcheck shell=bash
+#
+# Helpers of the raw_gadget suite: module setup, host-side device lookup,
+# bounded polling, an evdev key reader.
+
+# rg_modules [DUMMY_HCD_ARGS...]: (re)load dummy_hcd with the arguments,
+# then raw_gadget.  Fails when a gadget is still bound to dummy_hcd.
+rg_modules() {
+	if grep -q '^dummy_hcd ' /proc/modules; then
+		modprobe -r dummy_hcd || return 1
+	fi
+	modprobe dummy_hcd "$@" && modprobe raw_gadget &&
+		modprobe usbhid && modprobe evdev && [ -c /dev/raw-gadget ]
+}
+
+# wait_for SECONDS CMD...: poll CMD every 0.1 s until it succeeds.
+wait_for() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.1
+	done
+}
+
+# usb_dev VID PID: the sysfs name (e.g. 3-1) of the host-side device.
+usb_dev() {
+	local d
+	for d in /sys/bus/usb/devices/*; do
+		[ -f "$d/idVendor" ] || continue
+		if [ "$(cat "$d/idVendor"):$(cat "$d/idProduct")" = "$1:$2" ]; then
+			basename "$d"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# usb_node DEV: /dev/bus/usb/BBB/DDD of sysfs device DEV.
+usb_node() {
+	printf '/dev/bus/usb/%03d/%03d\n' "$(cat "/sys/bus/usb/devices/$1/busnum")" \
+		"$(cat "/sys/bus/usb/devices/$1/devnum")"
+}
+
+# usb_reset DEV: USBDEVFS_RESET (a port reset) on the device.
+usb_reset() {
+	python3 -c 'import fcntl, os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY)
+fcntl.ioctl(fd, 0x5514)' "$(usb_node "$1")"
+}
+
+# event_node INTF: /dev/input/eventN of the input device under interface INTF.
+event_node() {
+	local e
+	for e in /sys/bus/usb/devices/"$1"/*/input/input*/event*; do
+		[ -e "$e" ] && { echo "/dev/input/$(basename "$e")"; return 0; }
+	done
+	return 1
+}
+
+# read_keys NODE COUNT SECONDS: print the key codes of the first COUNT
+# key presses (value 1) on evdev NODE, space separated; fails on timeout.
+read_keys() {
+	python3 - "$@" <<'PY'
+import os, select, struct, sys, time
+node, count, limit = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+fmt = "llHHi"
+size = struct.calcsize(fmt)
+fd = os.open(node, os.O_RDONLY | os.O_NONBLOCK)
+keys, end, buf = [], time.monotonic() + limit, b""
+while len(keys) < count:
+    left = end - time.monotonic()
+    if left <= 0 or not select.select([fd], [], [], left)[0]:
+        break
+    buf += os.read(fd, size * 64)
+    while len(buf) >= size:
+        _, _, typ, code, value = struct.unpack(fmt, buf[:size])
+        buf = buf[size:]
+        if typ == 1 and value == 1:
+            keys.append(code)
+print(" ".join(map(str, keys[:count])))
+sys.exit(0 if len(keys) >= count else 1)
+PY
+}

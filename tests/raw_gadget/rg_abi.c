@@ -1,0 +1,532 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Copyright (C) 2026 The mw57 authors. */
+/*
+ * rg_abi: the errno contract of /dev/raw-gadget (upstream ABI) and of our
+ * extensions, on dummy_hcd (num=2).  TAP 13 on stdout.
+ *
+ *   rg_abi [UDC0 [UDC1]]     default dummy_udc.0 and dummy_udc.1
+ *
+ * UDC0 carries a vendor device (bulk IN 0x81, bulk OUT 0x02, int IN 0x85)
+ * that enumerates on the host; UDC1 is left unanswered to overflow the
+ * event queue.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/usbdevice_fs.h>
+
+#include <mw57/rawgadget.h>
+#include "../lib/ktap.h"
+
+#define PLAN		70
+#define VID		0x1d6b
+#define PID		0x5702
+#define KMALLOC_MAX	(4u << 20)	/* KMALLOC_MAX_SIZE on amd64 */
+#define EP_BULK_IN	0
+#define EP_BULK_OUT	1
+#define EP_INT_IN	2
+
+static const char *udc0 = "dummy_udc.0", *udc1 = "dummy_udc.1";
+
+/* --- the enumerating device ------------------------------------------------ */
+
+static struct usb_device_descriptor dev_desc = {
+	.bLength = USB_DT_DEVICE_SIZE, .bDescriptorType = USB_DT_DEVICE,
+	.bcdUSB = 0x0200, .bDeviceClass = USB_CLASS_VENDOR_SPEC,
+	.bMaxPacketSize0 = 64, .idVendor = VID, .idProduct = PID,
+	.bcdDevice = 0x0100, .iProduct = 1, .bNumConfigurations = 1,
+};
+
+static const struct {
+	struct usb_config_descriptor c;
+	struct usb_interface_descriptor i;
+	struct rg_endpoint_descriptor e[3];
+} __attribute__((packed)) cfg_desc = {
+	.c = { .bLength = USB_DT_CONFIG_SIZE, .bDescriptorType = USB_DT_CONFIG,
+	       .wTotalLength = sizeof(cfg_desc), .bNumInterfaces = 1,
+	       .bConfigurationValue = 1, .bmAttributes = USB_CONFIG_ATT_ONE,
+	       .bMaxPower = 50 },
+	.i = { .bLength = USB_DT_INTERFACE_SIZE,
+	       .bDescriptorType = USB_DT_INTERFACE, .bNumEndpoints = 3,
+	       .bInterfaceClass = USB_CLASS_VENDOR_SPEC },
+	.e = {
+		{ USB_DT_ENDPOINT_SIZE, USB_DT_ENDPOINT, USB_DIR_IN | 1,
+		  USB_ENDPOINT_XFER_BULK, 512, 0 },
+		{ USB_DT_ENDPOINT_SIZE, USB_DT_ENDPOINT, USB_DIR_OUT | 2,
+		  USB_ENDPOINT_XFER_BULK, 512, 0 },
+		{ USB_DT_ENDPOINT_SIZE, USB_DT_ENDPOINT, USB_DIR_IN | 5,
+		  USB_ENDPOINT_XFER_INT, 64, 4 },
+	},
+};
+
+static const char *const strings[] = { "mw57 abi test", NULL };
+static int handles[3] = { -1, -1, -1 };
+static int n_eps;	/* from EPS_INFO */
+
+/* Endpoints are enabled once and stay enabled across resets. */
+static int abi_configure(struct rg_device *d)
+{
+	struct usb_endpoint_descriptor e;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		if (handles[i] >= 0)
+			continue;
+		rg_ep_desc(&e, &cfg_desc.e[i]);
+		handles[i] = rg_ep_enable(d->fd, &e);
+		if (handles[i] < 0)
+			return handles[i];
+	}
+	return 0;
+}
+
+static const struct rg_device_ops abi_ops = { .configure = abi_configure };
+
+static struct rg_device dev = {
+	.device = &dev_desc, .config = &cfg_desc,
+	.config_len = sizeof(cfg_desc), .strings = strings, .ops = &abi_ops,
+};
+
+static void *loop_thread(void *arg)
+{
+	(void)arg;
+	rg_device_loop(&dev);
+	return NULL;
+}
+
+/* --- helpers -------------------------------------------------------------- */
+
+static int expect(int ret, int want, const char *desc)
+{
+	int ok = want ? ret == -want : ret >= 0;
+
+	return ktap_result(ok, "%s: %s (got %d %s)", desc,
+			   want ? strerrorname_np(want) : "success", ret,
+			   ret < 0 ? strerrorname_np(-ret) : "");
+}
+
+static int open_init(const char *udc, int speed)
+{
+	int fd = rg_open();
+
+	if (fd < 0 || rg_init(fd, "dummy_udc", udc, speed))
+		ktap_bail("cannot open and INIT /dev/raw-gadget");
+	return fd;
+}
+
+static int wait_until(volatile int *flag, int seconds)
+{
+	int i;
+
+	for (i = 0; i < seconds * 10 && !*flag; i++)
+		usleep(100000);
+	return *flag;
+}
+
+/* /dev/bus/usb/BBB/DDD of the host-side VID:PID device. */
+static int host_node(char *path, size_t len)
+{
+	char p[300];
+	struct dirent *de;
+	unsigned int v, pr, bus, devn;
+	DIR *dir = opendir("/sys/bus/usb/devices");
+	FILE *f;
+	int found = 0;
+
+	while (dir && !found && (de = readdir(dir))) {
+		snprintf(p, sizeof(p), "/sys/bus/usb/devices/%s/uevent",
+			 de->d_name);
+		f = fopen(p, "r");
+		if (!f)
+			continue;
+		v = pr = bus = devn = 0;
+		while (fgets(p, sizeof(p), f)) {
+			sscanf(p, "PRODUCT=%x/%x", &v, &pr);
+			sscanf(p, "BUSNUM=%u", &bus);
+			sscanf(p, "DEVNUM=%u", &devn);
+		}
+		fclose(f);
+		if (v == VID && pr == PID && bus) {
+			snprintf(path, len, "/dev/bus/usb/%03u/%03u", bus, devn);
+			found = 1;
+		}
+	}
+	if (dir)
+		closedir(dir);
+	return found;
+}
+
+struct blocked_io {
+	int fd, handle, ret;
+	volatile int done;
+	pthread_t t;
+};
+
+static void *read_thread(void *arg)
+{
+	struct blocked_io *b = arg;
+	char buf[512];
+
+	b->ret = rg_ep_read(b->fd, b->handle, buf, sizeof(buf));
+	b->done = 1;
+	return NULL;
+}
+
+static void start_read(struct blocked_io *b, int fd, int handle)
+{
+	b->fd = fd;
+	b->handle = handle;
+	b->done = 0;
+	pthread_create(&b->t, NULL, read_thread, b);
+	usleep(200000);	/* give it time to block; checked through done */
+}
+
+/* --- parts ---------------------------------------------------------------- */
+
+static void part_no_udc(void)
+{
+	struct usb_raw_init init;
+	int fd;
+
+	ktap_msg("-- without a UDC --");
+	expect(open("/dev/raw-gadget", O_RDWR | O_NONBLOCK) < 0 ? -errno : 0,
+	       EINVAL, "open O_NONBLOCK");
+
+	fd = rg_open();
+	if (fd < 0)
+		ktap_bail("cannot open /dev/raw-gadget");
+	expect(ioctl(fd, _IOW('U', 16, __u32[3]), (__u32[3]){ 0 }) ? -errno : 0,
+	       EINVAL, "'U' 16 (abandoned SET_TIMEOUT)");
+	expect(ioctl(fd, _IO('U', 99), 0) ? -errno : 0, EINVAL, "'U' 99");
+	expect(ioctl(fd, _IO(USB_RAW_MW57_IOCTL_MAGIC, 7), 0) ? -errno : 0,
+	       EINVAL, "unknown mw57 ioctl");
+	expect(rg_run(fd), EINVAL, "RUN before INIT");
+	expect(rg_eps_info(fd, &(struct usb_raw_eps_info){ 0 }), EINVAL,
+	       "EPS_INFO before INIT");
+	expect(rg_info(fd, &(struct usb_raw_mw57_info){ 0 }), EINVAL,
+	       "mw57 INFO before RUN");
+	expect(lseek(fd, 0, SEEK_SET) < 0 ? -errno : 0, ESPIPE, "lseek");
+	expect(rg_init(fd, "dummy_udc", udc0, 4), EINVAL, "INIT speed WIRELESS");
+	expect(rg_init(fd, "dummy_udc", udc0, 6), EINVAL, "INIT speed SUPER_PLUS");
+	memset(&init, 'x', sizeof(init));
+	init.speed = USB_SPEED_HIGH;
+	expect(ioctl(fd, USB_RAW_IOCTL_INIT, &init) ? -errno : 0, E2BIG,
+	       "INIT with unterminated names");
+	expect(rg_init(fd, "dummy_udc", udc0, USB_SPEED_HIGH), 0, "INIT");
+	expect(rg_init(fd, "dummy_udc", udc0, USB_SPEED_HIGH), EINVAL,
+	       "INIT twice");
+	expect(ioctl(fd, USB_RAW_IOCTL_RUN, 1) ? -errno : 0, EINVAL,
+	       "RUN with value 1");
+	{
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		expect(poll(&p, 1, 0), 0, "poll before RUN: nothing ready");
+		ktap_result(p.revents == 0, "poll before RUN: revents 0 (%#x)",
+			    p.revents);
+	}
+	close(fd);
+
+	/*
+	 * The gadget core answers EBUSY ("couldn't find an available UDC or
+	 * it's busy") for every match_existing_only failure since the gadget
+	 * bus (5.19), and RUN returns the core's error, as upstream does.
+	 */
+	fd = open_init("dummy_udc.99", USB_SPEED_HIGH);
+	expect(rg_run(fd), EBUSY, "RUN on a missing UDC device");
+	expect(rg_eps_info(fd, &(struct usb_raw_eps_info){ 0 }), EINVAL,
+	       "after a failed RUN, EPS_INFO");
+	close(fd);
+	fd = rg_open();
+	rg_init(fd, "no_such_udc", udc0, USB_SPEED_HIGH);
+	expect(rg_run(fd), EBUSY, "RUN with a wrong UDC driver name");
+	close(fd);
+}
+
+static void check_eps_info(int fd)
+{
+	/*
+	 * dummy_hcd's table as built by Debian 6.1 and 6.12: its six iso
+	 * endpoints are commented out in the source, so 24, not 30.
+	 */
+	static const char *const names[] = {
+		"ep1in-bulk", "ep2out-bulk", "ep5in-int", "ep6in-bulk",
+		"ep7out-bulk", "ep10in-int", "ep11in-bulk", "ep12out-bulk",
+		"ep15in-int", "ep1out-bulk", "ep2in-bulk", "ep-aout", "ep-bin",
+		"ep-cout", "ep-dout", "ep-ein", "ep-fout", "ep-gin", "ep-hout",
+		"ep-iout", "ep-jin", "ep-kout", "ep-lin", "ep-mout",
+	};
+	const int want = sizeof(names) / sizeof(names[0]);
+	struct usb_raw_eps_info info;
+	int n, i, bad = 0;
+
+	memset(&info, 0x5a, sizeof(info));
+	n = rg_eps_info(fd, &info);
+	n_eps = n;
+	ktap_result(n == want, "EPS_INFO: %d endpoints (got %d)", want, n);
+	for (i = n; i < USB_RAW_EPS_NUM_MAX && n >= 0; i++)
+		bad += info.eps[i].name[0] != 0 || info.eps[i].addr != 0;
+	for (i = 0; i < n && n == want; i++) {
+		struct usb_raw_ep_info *e = &info.eps[i];
+		const char *nm = (const char *)e->name;
+		unsigned int num = 0xff;
+		int in = strstr(nm, "in") != NULL;
+
+		sscanf(nm, "ep%u", &num);
+		if (strcmp(nm, names[i]) || e->addr != num ||
+		    e->caps.type_control || e->caps.dir_in != in ||
+		    e->caps.dir_out != !in || !e->limits.maxpacket_limit ||
+		    e->limits.reserved ||
+		    (strstr(nm, "-bulk") && (!e->caps.type_bulk || e->caps.type_iso)) ||
+		    (strstr(nm, "-iso") && !e->caps.type_iso) ||
+		    (strstr(nm, "-int") && !e->caps.type_int)) {
+			__u32 caps;
+
+			memcpy(&caps, &e->caps, sizeof(caps));
+			ktap_msg("eps[%d]: %s addr %#x caps %#x limit %u",
+				 i, nm, e->addr, caps, e->limits.maxpacket_limit);
+			bad++;
+		}
+	}
+	ktap_result(n == want && !bad,
+		    "EPS_INFO: names, addr (0xff for ep-X), caps, limits; the rest zeroed");
+}
+
+/* ep0 rules while the host waits on its first control request. */
+static void part_ep0(int fd)
+{
+	struct {
+		struct usb_raw_event ev;
+		unsigned char data[8];
+	} e;
+	struct usb_raw_ep_io io = { 0 };
+	int i, ret;
+
+	ktap_msg("-- ep0, before enumeration --");
+	/* skip RESET and friends, truncate the first CONTROL to 4 bytes */
+	for (i = 0; i < 20; i++) {
+		memset(e.data, 0xaa, sizeof(e.data));
+		ret = rg_event_fetch(fd, &e.ev, 4);
+		if (ret || e.ev.type == USB_RAW_EVENT_CONTROL)
+			break;
+	}
+	ktap_result(!ret && e.ev.type == USB_RAW_EVENT_CONTROL &&
+		    e.ev.length == 8 && e.data[4] == 0xaa && e.data[3] != 0xaa,
+		    "EVENT_FETCH into 4 bytes: length says 8, 4 bytes copied");
+	ktap_msg("first request: bRequestType %#x bRequest %#x", e.data[0],
+		 e.data[1]);
+	expect(rg_ep0_read(fd, NULL, 0), EBUSY,
+	       "EP0_READ answering an IN request (GET_DESCRIPTOR)");
+	io.length = KMALLOC_MAX + 1;
+	expect(ioctl(fd, USB_RAW_IOCTL_EP0_WRITE, &io) ? -errno : 0, EINVAL,
+	       "EP0_WRITE length KMALLOC_MAX_SIZE + 1");
+	io.length = 0xffffffff;
+	expect(ioctl(fd, USB_RAW_IOCTL_EP0_READ, &io) ? -errno : 0, EINVAL,
+	       "EP0_READ length 0xffffffff");
+	io.length = 0;
+	io.ep = USB_RAW_EPS_NUM_MAX;
+	expect(ioctl(fd, USB_RAW_IOCTL_EP0_READ, &io) ? -errno : 0, EINVAL,
+	       "EP0_READ with ep 30");
+	io.ep = 0;
+	io.flags = 2;
+	expect(ioctl(fd, USB_RAW_IOCTL_EP0_READ, &io) ? -errno : 0, EINVAL,
+	       "EP0_READ with unknown flag 2");
+	expect(ioctl(fd, USB_RAW_IOCTL_EP0_STALL, 1) ? -errno : 0, EINVAL,
+	       "EP0_STALL with value 1");
+	expect(rg_ep0_stall(fd), 0, "EP0_STALL of the pending request");
+	expect(rg_ep0_stall(fd), EBUSY, "EP0_STALL with nothing pending");
+	expect(rg_ep0_write(fd, "x", 1), EBUSY, "EP0_WRITE with nothing pending");
+}
+
+static void part_endpoints(int fd)
+{
+	struct usb_endpoint_descriptor d = {
+		.bLength = USB_DT_ENDPOINT_SIZE,
+		.bDescriptorType = USB_DT_ENDPOINT,
+		.bEndpointAddress = USB_DIR_IN | 5,
+		.bmAttributes = USB_ENDPOINT_XFER_INT,
+		.wMaxPacketSize = 64, .bInterval = 4,
+	};
+	struct usb_raw_ep_io io = { 0 };
+	struct blocked_io b;
+	int got[32], n = 0, ret, i;
+	char node[64];
+
+	ktap_msg("-- endpoints, enumerated --");
+	/* int IN: ep5in-int and every configurable IN endpoint match */
+	while (n < 32 && (ret = rg_ep_enable(fd, &d)) >= 0)
+		got[n++] = ret;
+	ktap_result(ret == -EBUSY && n >= 2,
+		    "EP_ENABLE the same descriptor until all matches are busy: EBUSY after %d", n);
+	for (i = 0, ret = 0; i < n; i++)
+		ret |= rg_ep_disable(fd, got[i]);
+	expect(ret, 0, "EP_DISABLE every one of them");
+	expect(rg_ep_disable(fd, got[0]), EINVAL, "EP_DISABLE twice");
+	expect(rg_ep_disable(fd, 99), EBUSY, "EP_DISABLE handle 99 (sic)");
+	d.wMaxPacketSize = 0;
+	expect(rg_ep_enable(fd, &d), EINVAL, "EP_ENABLE wMaxPacketSize 0");
+	d.wMaxPacketSize = 2047;
+	expect(rg_ep_enable(fd, &d), EINVAL, "EP_ENABLE with no matching endpoint");
+
+	expect(rg_ep_write(fd, handles[EP_BULK_OUT], "x", 1, 0), EINVAL,
+	       "EP_WRITE on an OUT endpoint");
+	expect(rg_ep_read(fd, handles[EP_BULK_IN], node, 1), EINVAL,
+	       "EP_READ on an IN endpoint");
+	expect(rg_ep_write(fd, n_eps - 1, "x", 1, 0), EBUSY,
+	       "EP_WRITE on a handle that is not enabled");
+	expect(rg_ep_write(fd, n_eps, "x", 1, 0), EINVAL,
+	       "EP_WRITE on handle = number of endpoints");
+	io.ep = handles[EP_BULK_IN];
+	io.length = KMALLOC_MAX + 1;
+	expect(ioctl(fd, USB_RAW_IOCTL_EP_WRITE, &io) ? -errno : 0, EINVAL,
+	       "EP_WRITE length KMALLOC_MAX_SIZE + 1");
+	io.length = 1;
+	io.flags = 0x8000;
+	expect(ioctl(fd, USB_RAW_IOCTL_EP_WRITE, &io) ? -errno : 0, EINVAL,
+	       "EP_WRITE with an unknown flag");
+
+	/* halts */
+	expect(rg_ep_set_halt(fd, handles[EP_BULK_IN]), 0, "SET_HALT");
+	expect(rg_ep_clear_halt(fd, handles[EP_BULK_IN]), 0, "CLEAR_HALT");
+	expect(rg_ep_set_wedge(fd, handles[EP_BULK_IN]), 0, "SET_WEDGE");
+	expect(rg_ep_clear_halt(fd, handles[EP_BULK_IN]), 0, "CLEAR_HALT of a wedge");
+	expect(rg_ep_set_halt(fd, 99), EBUSY, "SET_HALT handle 99 (sic)");
+	expect(rg_ep_set_halt(fd, n_eps - 1), EINVAL,
+	       "SET_HALT on a disabled endpoint");
+	/* no iso endpoint on dummy_udc: halt-on-iso cannot be reached here */
+	d.bEndpointAddress = USB_DIR_IN | 3;
+	d.bmAttributes = USB_ENDPOINT_XFER_ISOC;
+	d.wMaxPacketSize = 1024;
+	d.bInterval = 1;
+	expect(rg_ep_enable(fd, &d), EINVAL,
+	       "EP_ENABLE of an iso descriptor (dummy_udc has no iso endpoint)");
+
+	/* a transfer in flight blocks disable and halt; a signal ends it */
+	start_read(&b, fd, handles[EP_BULK_OUT]);
+	ktap_result(!b.done, "EP_READ with no host data blocks");
+	expect(rg_ep_disable(fd, handles[EP_BULK_OUT]), EINVAL,
+	       "EP_DISABLE while a transfer is in flight");
+	expect(rg_ep_set_halt(fd, handles[EP_BULK_OUT]), EINVAL,
+	       "SET_HALT while a transfer is in flight");
+	expect(rg_ep_read(fd, handles[EP_BULK_OUT], node, 1), EBUSY,
+	       "a second EP_READ on the same endpoint");
+	pthread_kill(b.t, SIGUSR1);
+	pthread_join(b.t, NULL);
+	expect(b.ret, EINTR, "SIGUSR1 interrupts the blocked EP_READ");
+	expect(rg_ep_disable(fd, handles[EP_BULK_OUT]), 0,
+	       "EP_DISABLE after the interrupted transfer");
+	d = (struct usb_endpoint_descriptor){ 0 };
+	rg_ep_desc(&d, &cfg_desc.e[EP_BULK_OUT]);
+	handles[EP_BULK_OUT] = rg_ep_enable(fd, &d);
+	expect(handles[EP_BULK_OUT], 0, "EP_ENABLE it again");
+
+	/* a port reset ends transfers in flight with ESHUTDOWN */
+	start_read(&b, fd, handles[EP_BULK_OUT]);
+	ret = host_node(node, sizeof(node));
+	if (ret) {
+		int hfd = open(node, O_WRONLY);
+
+		ret = hfd >= 0 && !ioctl(hfd, USBDEVFS_RESET, 0);
+		if (hfd >= 0)
+			close(hfd);
+	}
+	wait_until(&b.done, 10);
+	if (!b.done)
+		pthread_kill(b.t, SIGUSR1);
+	pthread_join(b.t, NULL);
+	ktap_result(ret && b.ret == -ESHUTDOWN,
+		    "USBDEVFS_RESET on %s: the blocked EP_READ gets ESHUTDOWN (got %d)",
+		    node, b.ret);
+}
+
+static void part_running(void)
+{
+	struct usb_raw_mw57_info info;
+	struct {
+		struct usb_raw_event ev;
+		unsigned char data[8];
+	} e;
+	struct pollfd p;
+	pthread_t loop;
+	int fd;
+
+	ktap_msg("-- running on %s --", udc0);
+	fd = open_init(udc0, USB_SPEED_HIGH);
+	expect(rg_run(fd), 0, "RUN");
+	expect(rg_run(fd), EINVAL, "RUN twice");
+	p = (struct pollfd){ .fd = fd, .events = POLLIN };
+	ktap_result(poll(&p, 1, 5000) == 1 && (p.revents & POLLIN),
+		    "poll: POLLIN once CONNECT is queued (revents %#x)", p.revents);
+	e.ev.length = 8;
+	expect(rg_event_fetch(fd, &e.ev, 8), 0, "EVENT_FETCH");
+	ktap_result(e.ev.type == USB_RAW_EVENT_CONNECT && e.ev.length == 0,
+		    "first event: CONNECT, length 0 (type %u length %u)",
+		    e.ev.type, e.ev.length);
+	check_eps_info(fd);
+	part_ep0(fd);
+
+	dev.fd = fd;
+	pthread_create(&loop, NULL, loop_thread, NULL);
+	ktap_result(wait_until(&dev.configured, 30),
+		    "the host enumerates and configures the device");
+	expect(rg_info(fd, &info), 0, "mw57 INFO once connected");
+	ktap_result(info.speed == USB_SPEED_HIGH && info.ep0_maxpacket == 64,
+		    "mw57 INFO: high speed, ep0 maxpacket 64 (got %u, %u)",
+		    info.speed, info.ep0_maxpacket);
+	part_endpoints(fd);
+
+	rg_device_stop(&dev);
+	pthread_join(loop, NULL);
+	close(fd);
+}
+
+/* Nobody fetches: resets and control requests pile up past 16 events. */
+static void part_overflow(void)
+{
+	struct usb_raw_eps_info info;
+	struct pollfd p;
+	int fd, i, ret = 0;
+
+	ktap_msg("-- event queue overflow on %s --", udc1);
+	fd = open_init(udc1, USB_SPEED_HIGH);
+	expect(rg_run(fd), 0, "RUN, then never EVENT_FETCH");
+	for (i = 0; i < 600; i++) {
+		ret = rg_eps_info(fd, &info);
+		if (ret < 0)
+			break;
+		usleep(100000);
+	}
+	expect(ret, EINVAL, "the instance fails once the queue overflows");
+	p = (struct pollfd){ .fd = fd, .events = POLLIN };
+	poll(&p, 1, 0);
+	ktap_result(p.revents & POLLERR, "poll: POLLERR on the failed instance (%#x)",
+		    p.revents);
+	expect(rg_event_fetch(fd, &(struct usb_raw_event){ 0 }, 0), EINVAL,
+	       "EVENT_FETCH on the failed instance");
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1)
+		udc0 = argv[1];
+	if (argc > 2)
+		udc1 = argv[2];
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	rg_thread_setup();
+	ktap_header(PLAN);
+	part_no_udc();
+	part_running();
+	part_overflow();
+	if (ktap_n != PLAN)
+		ktap_msg("plan %d, ran %d", PLAN, ktap_n);
+	return ktap_finish();
+}
