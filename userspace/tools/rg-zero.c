@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Copyright (C) 2026 The mw57 authors. */
+/*
+ * rg-zero: a Gadget Zero compatible source/sink device (VID:PID 0525:a4a0,
+ * so the kernel's usbtest host driver binds to it), made with
+ * /dev/raw-gadget.  Like the SourceSink function: bulk IN sends buflen
+ * transfers of the pattern, bulk OUT receives and checks them (a mismatch
+ * halts the endpoint), vendor requests 0x5b/0x5c write and read back a
+ * 4096-byte control buffer.  Endpoints are chosen from EPS_INFO.
+ *
+ *   rg-zero [-v] [-d UDC_DEVICE] [-s SPEED] [-P PATTERN] [-b BUFLEN]
+ *
+ * PATTERN 0: zeroes; 1: byte i of each packet is (i % maxpacket) % 63.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mw57/rawgadget.h>
+
+#define ZERO_CTRL_BUFSIZ 4096
+
+static struct usb_device_descriptor zero_device = {
+	.bLength = USB_DT_DEVICE_SIZE,
+	.bDescriptorType = USB_DT_DEVICE,
+	.bcdUSB = 0x0200,
+	.bDeviceClass = USB_CLASS_VENDOR_SPEC,
+	.bMaxPacketSize0 = 64,
+	.idVendor = 0x0525,
+	.idProduct = 0xa4a0,
+	.bcdDevice = 0x0100,
+	.iManufacturer = 1,
+	.iProduct = 2,
+	.iSerialNumber = 3,
+	.bNumConfigurations = 1,
+};
+
+static struct {
+	struct usb_config_descriptor config;
+	struct usb_interface_descriptor intf;
+	struct rg_endpoint_descriptor sink;	/* bulk OUT */
+	struct rg_endpoint_descriptor source;	/* bulk IN */
+} __attribute__((packed)) zero_config = {
+	.config = {
+		.bLength = USB_DT_CONFIG_SIZE,
+		.bDescriptorType = USB_DT_CONFIG,
+		.wTotalLength = sizeof(zero_config),
+		.bNumInterfaces = 1,
+		.bConfigurationValue = 1,
+		.bmAttributes = USB_CONFIG_ATT_ONE,
+		.bMaxPower = 50,
+	},
+	.intf = {
+		.bLength = USB_DT_INTERFACE_SIZE,
+		.bDescriptorType = USB_DT_INTERFACE,
+		.bNumEndpoints = 2,
+		.bInterfaceClass = USB_CLASS_VENDOR_SPEC,
+		.iInterface = 4,
+	},
+	.sink = {
+		.bLength = USB_DT_ENDPOINT_SIZE,
+		.bDescriptorType = USB_DT_ENDPOINT,
+		.bEndpointAddress = USB_DIR_OUT | 1,
+		.bmAttributes = USB_ENDPOINT_XFER_BULK,
+		.wMaxPacketSize = 512,
+	},
+	.source = {
+		.bLength = USB_DT_ENDPOINT_SIZE,
+		.bDescriptorType = USB_DT_ENDPOINT,
+		.bEndpointAddress = USB_DIR_IN | 1,
+		.bmAttributes = USB_ENDPOINT_XFER_BULK,
+		.wMaxPacketSize = 512,
+	},
+};
+
+static const char *const zero_strings[] = {
+	"mw57", "mw57 gadget zero", "0123456789.0123456789.0123456789",
+	"source and sink data", NULL,
+};
+
+struct zero {
+	struct rg_device *d;
+	int pattern;
+	unsigned int buflen;
+	unsigned int maxpacket;
+	int source, sink;		/* handles, or -1 */
+	struct rg_thread source_t, sink_t;
+	uint8_t ctrl[ZERO_CTRL_BUFSIZ];
+	unsigned long errors;
+};
+
+static void zero_fill(const struct zero *z, uint8_t *buf, unsigned int len)
+{
+	unsigned int i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = z->pattern == 1 ? (i % z->maxpacket) % 63 : 0;
+}
+
+static int zero_check(const struct zero *z, const uint8_t *buf,
+		      unsigned int len)
+{
+	unsigned int i;
+
+	for (i = 0; i < len; i++)
+		if (buf[i] != (z->pattern == 1 ? (i % z->maxpacket) % 63 : 0))
+			return -1;
+	return 0;
+}
+
+/* An I/O error ends the worker when the bus went away or it was told to. */
+static int zero_fatal(struct rg_thread *t, int ret)
+{
+	return t->stop || ret == -ESHUTDOWN || ret == -ENODEV || ret == -EINVAL;
+}
+
+static void *zero_source(void *arg)
+{
+	struct zero *z = arg;
+	struct usb_raw_ep_io *io = malloc(sizeof(*io) + z->buflen);
+	int ret;
+
+	if (!io)
+		return NULL;
+	io->ep = z->source;
+	io->flags = 0;
+	io->length = z->buflen;
+	zero_fill(z, io->data, z->buflen);
+	while (!z->source_t.stop) {
+		ret = rg_ep_write_io(z->d->fd, io);
+		if (ret < 0 && zero_fatal(&z->source_t, ret))
+			break;
+	}
+	free(io);
+	return NULL;
+}
+
+static void *zero_sink(void *arg)
+{
+	struct zero *z = arg;
+	struct usb_raw_ep_io *io = malloc(sizeof(*io) + z->buflen);
+	int ret;
+
+	if (!io)
+		return NULL;
+	while (!z->sink_t.stop) {
+		io->ep = z->sink;
+		io->flags = 0;
+		io->length = z->buflen;
+		ret = rg_ep_read_io(z->d->fd, io);
+		if (ret < 0) {
+			if (zero_fatal(&z->sink_t, ret))
+				break;
+			continue;
+		}
+		if (zero_check(z, io->data, ret)) {
+			z->errors++;
+			if (z->d->verbose)
+				fprintf(stderr, "rg-zero: bad data, halting\n");
+			rg_ep_set_halt(z->d->fd, z->sink);
+		}
+	}
+	free(io);
+	return NULL;
+}
+
+/* CONNECT: put the first bulk IN and OUT endpoints of the UDC in the config. */
+static void zero_event(struct rg_device *d, const struct usb_raw_event *ev)
+{
+	struct zero *z = d->priv;
+	struct usb_raw_eps_info info;
+	int n, i, in = 0, out = 0;
+
+	if (ev->type != USB_RAW_EVENT_CONNECT)
+		return;
+	n = rg_eps_info(d->fd, &info);
+	for (i = 0; i < n; i++) {
+		struct usb_raw_ep_info *e = &info.eps[i];
+
+		if (!e->caps.type_bulk || e->addr == USB_RAW_EP_ADDR_ANY)
+			continue;
+		if (e->caps.dir_in && !in)
+			in = e->addr;
+		if (e->caps.dir_out && !out)
+			out = e->addr;
+	}
+	if (in && out) {
+		zero_config.source.bEndpointAddress = USB_DIR_IN | in;
+		zero_config.sink.bEndpointAddress = USB_DIR_OUT | out;
+	}
+	if (d->verbose)
+		fprintf(stderr, "rg-zero: %d endpoints, source ep%d, sink ep%d\n",
+			n, in, out);
+	(void)z;
+}
+
+static int zero_configure(struct rg_device *d)
+{
+	struct zero *z = d->priv;
+	struct usb_endpoint_descriptor e;
+
+	rg_ep_desc(&e, &zero_config.source);
+	z->source = rg_ep_enable(d->fd, &e);
+	rg_ep_desc(&e, &zero_config.sink);
+	z->sink = rg_ep_enable(d->fd, &e);
+	if (z->source < 0 || z->sink < 0) {
+		fprintf(stderr, "rg-zero: EP_ENABLE: %s\n",
+			strerror(-(z->source < 0 ? z->source : z->sink)));
+		return -1;
+	}
+	if (rg_thread_start(&z->source_t, zero_source, z) ||
+	    rg_thread_start(&z->sink_t, zero_sink, z))
+		return -1;
+	return 0;
+}
+
+static void zero_deconfigure(struct rg_device *d)
+{
+	struct zero *z = d->priv;
+
+	rg_thread_stop(&z->source_t);
+	rg_thread_stop(&z->sink_t);
+	if (z->source >= 0)
+		rg_ep_disable(d->fd, z->source);
+	if (z->sink >= 0)
+		rg_ep_disable(d->fd, z->sink);
+	z->source = z->sink = -1;
+}
+
+/* The two control test requests of Gadget Zero; everything else stalls. */
+static int zero_control(struct rg_device *d, const struct usb_ctrlrequest *c)
+{
+	struct zero *z = d->priv;
+
+	if (c->wValue || c->wIndex || c->wLength > sizeof(z->ctrl))
+		return -1;
+	if (c->bRequest == 0x5b &&
+	    c->bRequestType == (USB_DIR_OUT | USB_TYPE_VENDOR))
+		return rg_ep0_read(d->fd, z->ctrl, c->wLength) < 0 ? -1 : 0;
+	if (c->bRequest == 0x5c &&
+	    c->bRequestType == (USB_DIR_IN | USB_TYPE_VENDOR))
+		return rg_ep0_write(d->fd, z->ctrl, c->wLength) < 0 ? -1 : 0;
+	return -1;
+}
+
+static const struct rg_device_ops zero_ops = {
+	.configure = zero_configure,
+	.deconfigure = zero_deconfigure,
+	.control = zero_control,
+	.event = zero_event,
+};
+
+int main(int argc, char **argv)
+{
+	const char *udc = "dummy_udc.0", *drv = "dummy_udc";
+	enum usb_device_speed speed = USB_SPEED_HIGH;
+	struct zero z = { .pattern = 0, .buflen = 4096, .source = -1, .sink = -1 };
+	struct rg_device d = {
+		.device = &zero_device,
+		.config = &zero_config,
+		.config_len = sizeof(zero_config),
+		.strings = zero_strings,
+		.ops = &zero_ops,
+		.priv = &z,
+	};
+	int opt, ret;
+
+	while ((opt = getopt(argc, argv, "vd:D:s:P:b:")) != -1) {
+		switch (opt) {
+		case 'v':
+			d.verbose = 1;
+			break;
+		case 'd':
+			udc = optarg;
+			break;
+		case 'D':
+			drv = optarg;
+			break;
+		case 's':
+			speed = atoi(optarg);
+			break;
+		case 'P':
+			z.pattern = atoi(optarg);
+			break;
+		case 'b':
+			z.buflen = strtoul(optarg, NULL, 0);
+			break;
+		default:
+			fprintf(stderr, "usage: rg-zero [-v] [-d UDC_DEVICE] [-D UDC_DRIVER] [-s SPEED] [-P 0|1] [-b BUFLEN]\n");
+			return 2;
+		}
+	}
+	if (z.pattern < 0 || z.pattern > 1 || !z.buflen || z.buflen > (1u << 20)) {
+		fprintf(stderr, "rg-zero: pattern 0 or 1, buflen 1..1048576\n");
+		return 2;
+	}
+	z.maxpacket = speed == USB_SPEED_HIGH ? 512 : 64;
+	zero_config.sink.wMaxPacketSize = z.maxpacket;
+	zero_config.source.wMaxPacketSize = z.maxpacket;
+	if (speed != USB_SPEED_HIGH)
+		zero_device.bcdUSB = 0x0110;
+	z.d = &d;
+	ret = rg_device_start(&d, drv, udc, speed);
+	if (ret) {
+		fprintf(stderr, "rg-zero: %s on %s: %s\n", drv, udc, strerror(-ret));
+		return 1;
+	}
+	ret = rg_device_loop(&d);
+	if (ret)
+		fprintf(stderr, "rg-zero: %s\n", strerror(-ret));
+	if (z.errors)
+		fprintf(stderr, "rg-zero: %lu bad OUT transfers\n", z.errors);
+	close(d.fd);
+	return ret ? 1 : 0;
+}
