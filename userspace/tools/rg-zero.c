@@ -9,8 +9,10 @@
  * 4096-byte control buffer.  Endpoints are chosen from EPS_INFO.
  *
  *   rg-zero [-v] [-d UDC_DEVICE] [-s SPEED] [-P PATTERN] [-b BUFLEN]
+ *           [-p VID:PID]
  *
- * PATTERN 0: zeroes; 1: byte i of each packet is (i % maxpacket) % 63.
+ * PATTERN 0: zeroes; 1: byte i of each packet is (i % maxpacket) % 63;
+ * 2: zeroes sent, nothing checked (SourceSink's pattern 2, for benchmarks).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -105,6 +107,8 @@ static int zero_check(const struct zero *z, const uint8_t *buf,
 {
 	unsigned int i;
 
+	if (z->pattern == 2)
+		return 0;
 	for (i = 0; i < len; i++)
 		if (buf[i] != (z->pattern == 1 ? (i % z->maxpacket) % 63 : 0))
 			return -1;
@@ -170,7 +174,6 @@ static void *zero_sink(void *arg)
 /* CONNECT: put the first bulk IN and OUT endpoints of the UDC in the config. */
 static void zero_event(struct rg_device *d, const struct usb_raw_event *ev)
 {
-	struct zero *z = d->priv;
 	struct usb_raw_eps_info info;
 	int n, i, in = 0, out = 0;
 
@@ -194,7 +197,6 @@ static void zero_event(struct rg_device *d, const struct usb_raw_event *ev)
 	if (d->verbose)
 		fprintf(stderr, "rg-zero: %d endpoints, source ep%d, sink ep%d\n",
 			n, in, out);
-	(void)z;
 }
 
 static int zero_configure(struct rg_device *d)
@@ -266,9 +268,10 @@ int main(int argc, char **argv)
 		.ops = &zero_ops,
 		.priv = &z,
 	};
+	unsigned int vid, pid;
 	int opt, ret;
 
-	while ((opt = getopt(argc, argv, "vd:D:s:P:b:")) != -1) {
+	while ((opt = getopt(argc, argv, "vd:D:s:P:b:p:")) != -1) {
 		switch (opt) {
 		case 'v':
 			d.verbose = 1;
@@ -288,13 +291,20 @@ int main(int argc, char **argv)
 		case 'b':
 			z.buflen = strtoul(optarg, NULL, 0);
 			break;
+		case 'p':
+			if (sscanf(optarg, "%x:%x", &vid, &pid) != 2)
+				goto usage;
+			zero_device.idVendor = vid;
+			zero_device.idProduct = pid;
+			break;
 		default:
-			fprintf(stderr, "usage: rg-zero [-v] [-d UDC_DEVICE] [-D UDC_DRIVER] [-s SPEED] [-P 0|1] [-b BUFLEN]\n");
+usage:
+			fprintf(stderr, "usage: rg-zero [-v] [-d UDC_DEVICE] [-D UDC_DRIVER] [-s SPEED] [-P 0|1|2] [-b BUFLEN] [-p VID:PID]\n");
 			return 2;
 		}
 	}
-	if (z.pattern < 0 || z.pattern > 1 || !z.buflen || z.buflen > (1u << 20)) {
-		fprintf(stderr, "rg-zero: pattern 0 or 1, buflen 1..1048576\n");
+	if (z.pattern < 0 || z.pattern > 2 || !z.buflen || z.buflen > (1u << 20)) {
+		fprintf(stderr, "rg-zero: pattern 0, 1 or 2, buflen 1..1048576\n");
 		return 2;
 	}
 	z.maxpacket = speed == USB_SPEED_HIGH ? 512 : 64;

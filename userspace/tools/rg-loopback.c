@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Copyright (C) 2026 The mw57 authors. */
+/*
+ * rg-loopback: a bulk loopback device made with /dev/raw-gadget.  What the
+ * host writes to bulk OUT comes back, unchanged and in order, on bulk IN
+ * (one transfer of up to BUFLEN bytes at a time).  Vendor interface,
+ * default VID:PID 1d6b:5703; re-enumerates after reset or disconnect.
+ *
+ *   rg-loopback [-v] [-d UDC_DEVICE] [-s SPEED] [-b BUFLEN] [-p VID:PID]
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mw57/rawgadget.h>
+
+static struct usb_device_descriptor lb_device = {
+	.bLength = USB_DT_DEVICE_SIZE,
+	.bDescriptorType = USB_DT_DEVICE,
+	.bcdUSB = 0x0200,
+	.bMaxPacketSize0 = 64,
+	.idVendor = 0x1d6b,
+	.idProduct = 0x5703,
+	.bcdDevice = 0x0100,
+	.iManufacturer = 1,
+	.iProduct = 2,
+	.bNumConfigurations = 1,
+};
+
+static struct {
+	struct usb_config_descriptor config;
+	struct usb_interface_descriptor intf;
+	struct rg_endpoint_descriptor in, out;
+} __attribute__((packed)) lb_config = {
+	.config = {
+		.bLength = USB_DT_CONFIG_SIZE,
+		.bDescriptorType = USB_DT_CONFIG,
+		.wTotalLength = sizeof(lb_config),
+		.bNumInterfaces = 1,
+		.bConfigurationValue = 1,
+		.bmAttributes = USB_CONFIG_ATT_ONE,
+		.bMaxPower = 50,
+	},
+	.intf = {
+		.bLength = USB_DT_INTERFACE_SIZE,
+		.bDescriptorType = USB_DT_INTERFACE,
+		.bNumEndpoints = 2,
+		.bInterfaceClass = USB_CLASS_VENDOR_SPEC,
+	},
+	.in = {
+		.bLength = USB_DT_ENDPOINT_SIZE,
+		.bDescriptorType = USB_DT_ENDPOINT,
+		.bEndpointAddress = USB_DIR_IN | 1,
+		.bmAttributes = USB_ENDPOINT_XFER_BULK,
+		.wMaxPacketSize = 512,
+	},
+	.out = {
+		.bLength = USB_DT_ENDPOINT_SIZE,
+		.bDescriptorType = USB_DT_ENDPOINT,
+		.bEndpointAddress = USB_DIR_OUT | 2,
+		.bmAttributes = USB_ENDPOINT_XFER_BULK,
+		.wMaxPacketSize = 512,
+	},
+};
+
+static const char *const lb_strings[] = { "mw57", "mw57 loopback", NULL };
+
+struct lb {
+	struct rg_device *d;
+	unsigned int buflen;
+	int in, out;
+	struct rg_thread worker;
+};
+
+/* One worker: read a transfer from OUT, write it back on IN. */
+static void *lb_loop(void *arg)
+{
+	struct lb *lb = arg;
+	struct usb_raw_ep_io *io = malloc(sizeof(*io) + lb->buflen);
+	int ret;
+
+	while (io && !lb->worker.stop) {
+		io->ep = lb->out;
+		io->flags = 0;
+		io->length = lb->buflen;
+		ret = rg_ep_read_io(lb->d->fd, io);
+		if (ret == -EINTR)
+			continue;
+		if (ret < 0)
+			break;
+		io->ep = lb->in;
+		io->length = ret;
+		/* a full-size transfer ends with a ZLP, so the host sees its end */
+		io->flags = ret % lb_config.in.wMaxPacketSize ? 0 : USB_RAW_IO_FLAGS_ZERO;
+		do {
+			ret = rg_ep_write_io(lb->d->fd, io);
+		} while (ret == -EINTR && !lb->worker.stop);
+		if (ret < 0)
+			break;
+	}
+	free(io);
+	return NULL;
+}
+
+static int lb_configure(struct rg_device *d)
+{
+	struct lb *lb = d->priv;
+	struct usb_endpoint_descriptor e;
+
+	rg_ep_desc(&e, &lb_config.in);
+	lb->in = rg_ep_enable(d->fd, &e);
+	rg_ep_desc(&e, &lb_config.out);
+	lb->out = rg_ep_enable(d->fd, &e);
+	if (lb->in < 0 || lb->out < 0)
+		return -1;
+	return rg_thread_start(&lb->worker, lb_loop, lb);
+}
+
+static void lb_deconfigure(struct rg_device *d)
+{
+	struct lb *lb = d->priv;
+
+	rg_thread_stop(&lb->worker);
+	if (lb->in >= 0)
+		rg_ep_disable(d->fd, lb->in);
+	if (lb->out >= 0)
+		rg_ep_disable(d->fd, lb->out);
+	lb->in = lb->out = -1;
+}
+
+static const struct rg_device_ops lb_ops = {
+	.configure = lb_configure,
+	.deconfigure = lb_deconfigure,
+};
+
+int main(int argc, char **argv)
+{
+	const char *udc = "dummy_udc.0", *drv = "dummy_udc";
+	enum usb_device_speed speed = USB_SPEED_HIGH;
+	struct lb lb = { .buflen = 65536, .in = -1, .out = -1 };
+	struct rg_device d = {
+		.device = &lb_device,
+		.config = &lb_config,
+		.config_len = sizeof(lb_config),
+		.strings = lb_strings,
+		.ops = &lb_ops,
+		.priv = &lb,
+	};
+	unsigned int vid, pid;
+	int opt, ret;
+
+	while ((opt = getopt(argc, argv, "vd:D:s:b:p:")) != -1) {
+		switch (opt) {
+		case 'v':
+			d.verbose = 1;
+			break;
+		case 'd':
+			udc = optarg;
+			break;
+		case 'D':
+			drv = optarg;
+			break;
+		case 's':
+			speed = atoi(optarg);
+			break;
+		case 'b':
+			lb.buflen = strtoul(optarg, NULL, 0);
+			break;
+		case 'p':
+			if (sscanf(optarg, "%x:%x", &vid, &pid) != 2)
+				goto usage;
+			lb_device.idVendor = vid;
+			lb_device.idProduct = pid;
+			break;
+		default:
+usage:
+			fprintf(stderr, "usage: rg-loopback [-v] [-d UDC_DEVICE] [-D UDC_DRIVER] [-s SPEED] [-b BUFLEN] [-p VID:PID]\n");
+			return 2;
+		}
+	}
+	if (!lb.buflen || lb.buflen > (1u << 22)) {
+		fprintf(stderr, "rg-loopback: buflen 1..4194304\n");
+		return 2;
+	}
+	if (speed != USB_SPEED_HIGH) {
+		lb_device.bcdUSB = 0x0110;
+		lb_config.in.wMaxPacketSize = 64;
+		lb_config.out.wMaxPacketSize = 64;
+	}
+	lb.d = &d;
+	ret = rg_device_start(&d, drv, udc, speed);
+	if (ret) {
+		fprintf(stderr, "rg-loopback: %s on %s: %s\n", drv, udc, strerror(-ret));
+		return 1;
+	}
+	ret = rg_device_loop(&d);
+	if (ret)
+		fprintf(stderr, "rg-loopback: %s\n", strerror(-ret));
+	close(d.fd);
+	return ret ? 1 : 0;
+}
