@@ -31,7 +31,7 @@ DKMS_FILES := dkms.conf Makefile LICENSE kbuild/Kbuild.include kbuild/probes.mk 
 	$(filter-out %.mod.c,$(wildcard modules/*/*.[ch])) $(wildcard userspace/include)
 
 .PHONY: all modules clean-modules userspace dkms-install check-version style \
-	sparse unit deps vmtest check clean
+	sparse unit deps vmtest check clean bench-raw-gadget
 
 all:
 	@test -n "$(KVERS)" || { echo "no 6.1/6.12 header tree installed (make deps)"; exit 1; }
@@ -79,6 +79,14 @@ vmtest:
 	tests/run-vm.sh --kernel all
 
 check: check-version style all sparse userspace unit vmtest
+
+# Benchmarks, not tests: ratios measured side by side in one guest run.
+BENCH_KERNEL ?= 6.12
+bench-raw-gadget:
+	rm -rf $(BUILD)/bench-raw-gadget
+	tests/run-vm.sh --kernel $(BENCH_KERNEL) --suite bench_raw_gadget \
+		--out $(BUILD)/bench-raw-gadget
+	@cat $(BUILD)/bench-raw-gadget/*/bench-raw-gadget.txt
 
 clean:
 	rm -rf $(BUILD)

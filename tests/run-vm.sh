@@ -49,6 +49,8 @@ esac
 
 if [ ${#suites[@]} -eq 0 ]; then
 	for d in "$top"/tests/*/settings; do
+		# benchmarks run only when named
+		grep -q '^bench=yes' "$d" && continue
 		suites+=("$(basename "$(dirname "$d")")")
 	done
 fi
