@@ -58,12 +58,16 @@ for m in libcomposite usb_f_ss_lb usb_f_fs; do
 done
 mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
 
-gadget() { # gadget NAME PID FUNCTION: configfs gadget, not yet bound
+gadget() { # gadget NAME PID FUNCTION: configfs gadget, function not linked
 	local g=$CFG/mw57$1
 	mkdir -p "$g/strings/0x409" "$g/configs/c.1/strings/0x409" "$g/functions/$3" &&
 		echo 0x0525 >"$g/idVendor" && echo "0x$2" >"$g/idProduct" &&
-		echo "mw57 bench $1" >"$g/strings/0x409/product" &&
-		ln -s "$g/functions/$3" "$g/configs/c.1/"
+		echo "mw57 bench $1" >"$g/strings/0x409/product"
+}
+
+link_bind() { # link_bind NAME FUNCTION UDC (function attributes are fixed now)
+	ln -s "$CFG/mw57$1/functions/$2" "$CFG/mw57$1/configs/c.1/" &&
+		echo "$3" >"$CFG/mw57$1/UDC"
 }
 
 ktap_set_plan 1
@@ -76,11 +80,11 @@ fi
 ffs_sourcesink "$FFS" $BUF >"$tmp/ffs.out" 2>&1 &
 pids+=($!)
 wait_for 30 grep -q ready "$tmp/ffs.out" || ktap_exit_fail_msg "ffs_sourcesink: $(cat "$tmp/ffs.out")"
-echo dummy_udc.1 >"$CFG/mw57ffs/UDC"
+link_bind ffs ffs.mw57bench dummy_udc.1 || ktap_exit_fail_msg "FunctionFS bind failed"
 if ! gadget ss a4d0 SourceSink.0 ||
 	! echo 2 >"$CFG/mw57ss/functions/SourceSink.0/pattern" ||
 	! echo $BUF >"$CFG/mw57ss/functions/SourceSink.0/bulk_buflen" ||
-	! echo dummy_udc.2 >"$CFG/mw57ss/UDC"; then
+	! link_bind ss SourceSink.0 dummy_udc.2; then
 	ktap_exit_fail_msg "SourceSink setup failed"
 fi
 for p in a4b0 a4c0 a4d0; do

@@ -76,7 +76,7 @@ run_cases() { # run_cases SIDE: one "SIDE CASE RESULT" line per case
 }
 
 n_cases=$(wc -w <<<"$CASES")
-ktap_set_plan $((n_cases + 4))
+ktap_set_plan $((n_cases + 5))
 
 baseline_up
 ktap_test_result "baseline: configfs SourceSink enumerates, usbtest binds" \
@@ -104,6 +104,14 @@ for c in $CASES; do
 		ktap_test_fail "usbtest case $c: raw_gadget ${ours:-none}, SourceSink ${base:-none}"
 	fi
 done
+after_reset() { # RESET seen, usbtest bound again, case 1 passes
+	wait_for 20 grep -q 'event RESET' "$tmp/zero.log" &&
+		wait_for 30 usbtest_bound &&
+		[ "$(usbtest_case "$(usb_node "$(usb_dev "$VID" "$PID")")" 1 8 1024 512 32)" = "1 0" ]
+}
+usb_reset "$(usb_dev "$VID" "$PID")"
+ktap_test_result "port reset: rg-zero re-enumerates, usbtest binds, case 1 passes" \
+	after_reset
 kill "$zero" 2>/dev/null
 wait "$zero" 2>/dev/null
 zero=
