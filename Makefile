@@ -31,7 +31,7 @@ DKMS_FILES := dkms.conf Makefile LICENSE kbuild/Kbuild.include kbuild/probes.mk 
 	$(filter-out %.mod.c,$(wildcard modules/*/*.[ch])) $(wildcard userspace/include)
 
 .PHONY: all modules clean-modules userspace dkms-install check-version style \
-	sparse unit deps vmtest check clean bench-raw-gadget
+	sparse unit deps vmtest check clean bench-raw-gadget deb
 
 all:
 	@test -n "$(KVERS)" || { echo "no 6.1/6.12 header tree installed (make deps)"; exit 1; }
@@ -79,6 +79,15 @@ vmtest:
 	tests/run-vm.sh --kernel all
 
 check: check-version style all sparse userspace unit vmtest
+
+# Debian packages mw57-dkms and mw57-tools from a copy of the working tree
+# (dpkg-buildpackage writes to the parent directory), checked by lintian.
+deb:
+	rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb/mw57
+	tar -c --exclude=./build --exclude=./.git . | tar -x -C $(BUILD)/deb/mw57
+	cd $(BUILD)/deb/mw57 && dpkg-buildpackage -us -uc -b
+	lintian --fail-on error,warning $(BUILD)/deb/*.changes
+	@ls $(BUILD)/deb/*.deb
 
 # Benchmarks, not tests: ratios measured side by side in one guest run.
 BENCH_KERNEL ?= 6.12
