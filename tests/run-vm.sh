@@ -75,6 +75,18 @@ mv "$run"/bundle/usr/src/mw57-* "$run/bundle.tmp"
 rm -rf "$run/bundle"
 mv "$run/bundle.tmp" "$run/bundle"
 
+# Suites that install our Debian packages get them in the run directory.
+need_debs=0
+for s in "${suites[@]}"; do
+	grep -qx 'debs=yes' "$top/tests/$s/settings" && need_debs=1
+done
+if [ "$need_debs" = 1 ]; then
+	make -s -C "$top" deb >"$run/deb-build.log" 2>&1 ||
+		{ tail -n 30 "$run/deb-build.log" >&2; exit 1; }
+	mkdir -p "$run/debs"
+	cp "$top"/build/deb/mw57-dkms_*.deb "$top"/build/deb/mw57-tools_*.deb "$run/debs/"
+fi
+
 echo "run-vm: image $img"
 echo "run-vm: run directory $run"
 for label in "${labels[@]}"; do

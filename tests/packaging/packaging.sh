@@ -1,0 +1,123 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Copyright (C) 2026 The mw57 authors.
+#
+# mw57-dkms and mw57-tools installed the way users install them: apt
+# install of the .debs builds the modules for every installed kernel
+# (running + newest: both here), modprobe loads them from updates/dkms,
+# the udev rule opens /dev/raw-gadget to group rawgadget, reinstalling the
+# other kernel triggers DKMS autoinstall for it, and apt purge leaves no
+# module, DKMS tree or packaged file behind.  Finally the harness's own
+# DKMS registration is restored for the suites that follow.
+set -u
+cd "$(dirname "$0")" || exit 1
+# shellcheck source=../lib/ktap.sh
+. ../lib/ktap.sh
+# shellcheck source=../raw_gadget/lib.sh
+. ../raw_gadget/lib.sh
+
+ktap_print_header
+[ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root"
+debs=$(dirname "${MW57_OUT:-/mnt/out/x}")/debs
+bundle=$(dirname "${MW57_OUT:-/mnt/out/x}")/bundle
+ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$bundle/dkms.conf")
+mods="irq_inject raw_gadget"
+cur=$(uname -r)
+other=
+for k in /lib/modules/*; do
+	[ "${k##*/}" != "$cur" ] && [ -z "$other" ] && other=${k##*/}
+done
+[ -f "$(echo "$debs"/mw57-dkms_*.deb)" ] || ktap_exit_fail_msg "no .debs in $debs"
+[ -n "$other" ] || ktap_exit_fail_msg "only one kernel installed"
+
+tmp=$(mktemp -d /tmp/mw57-pkg.XXXXXX)
+kbd=
+cleanup() {
+	[ -n "$kbd" ] && kill "$kbd" 2>/dev/null
+	wait 2>/dev/null
+	userdel mw57in 2>/dev/null
+	userdel mw57out 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+log() { "$@" >>"$tmp/log" 2>&1; }
+
+built_for() { # built_for KVER: every module file in updates/dkms
+	local m
+	for m in $mods; do
+		ls "/lib/modules/$1/updates/dkms/$m.ko"* >/dev/null 2>&1 || return 1
+	done
+}
+none_for() { # none_for KVER: no module file of ours
+	! ls /lib/modules/"$1"/updates/dkms/{irq_inject,raw_gadget}.ko* >/dev/null 2>&1
+}
+
+ktap_set_plan 11
+ktap_print_msg "running $cur, other kernel $other, packages $(cd "$debs" && echo *.deb)"
+
+# leave a clean system: no harness registration, nothing loaded
+modprobe -r raw_gadget irq_inject 2>/dev/null
+log dkms remove -m mw57 -v "$ver" --all
+rm -rf "/usr/src/mw57-$ver"
+
+ktap_test_result "apt install ./mw57-dkms ./mw57-tools (offline)" \
+	log env DEBIAN_FRONTEND=noninteractive apt-get install -y \
+	"$debs"/mw57-dkms_*.deb "$debs"/mw57-tools_*.deb
+ktap_test_result "DKMS built and installed the modules for $cur and $other" \
+	sh -c "$(declare -f built_for); mods='$mods'; built_for $cur && built_for $other"
+ktap_print_msg "$(dkms status mw57 2>&1)"
+ktap_test_result "modprobe $mods: loaded from updates/dkms, version $ver" \
+	sh -c "modprobe -a $mods && for m in $mods; do
+		modinfo -F filename \$m | grep -q /updates/dkms/ &&
+		[ \"\$(modinfo -F version \$m)\" = $ver ] || exit 1; done"
+
+# udev rule: group rawgadget may open /dev/raw-gadget, others may not
+modprobe -r raw_gadget && udevadm control --reload && modprobe raw_gadget
+node_mode() { [ "$(stat -c '%U:%G %a' /dev/raw-gadget)" = "root:rawgadget 660" ]; }
+ktap_test_result "udev rule: /dev/raw-gadget is root:rawgadget 0660" \
+	wait_for 20 node_mode
+useradd -M -s /bin/sh -G rawgadget mw57in
+useradd -M -s /bin/sh mw57out
+ktap_test_result "a user outside the group gets EACCES" \
+	sh -c "! setpriv --reuid mw57out --regid mw57out --init-groups \
+		python3 -c 'import os; os.open(\"/dev/raw-gadget\", os.O_RDWR)' 2>$tmp/eacces &&
+		grep -q PermissionError $tmp/eacces"
+rg_modules num=1
+mkfifo "$tmp/keys"
+setpriv --reuid mw57in --regid mw57in --init-groups /usr/bin/rg-keyboard \
+	<"$tmp/keys" 2>"$tmp/kbd.log" &
+kbd=$!
+exec 3>"$tmp/keys"
+ktap_test_result "a user in group rawgadget runs the packaged rg-keyboard: it enumerates" \
+	wait_for 30 usb_dev 1d6b 5701
+exec 3>&-
+wait_for 20 sh -c "! kill -0 $kbd 2>/dev/null"
+kbd=
+
+# a kernel installed after the package gets the modules automatically
+kdeb=
+for f in /var/cache/mw57-debs/linux-image-"$other"_*.deb; do [ -f "$f" ] && kdeb=$f; done
+log dpkg -r --force-depends "linux-image-$other"
+ktap_test_result "removing kernel $other removes its modules" none_for "$other"
+ktap_test_result "reinstalling kernel $other (dpkg -i): DKMS autoinstall builds for it" \
+	sh -c "[ -n '$kdeb' ] && dpkg -i '$kdeb' >>$tmp/log 2>&1 &&
+		$(declare -f built_for); mods='$mods'; built_for $other"
+
+# purge leaves nothing behind
+dpkg -L mw57-dkms mw57-tools 2>/dev/null | sort -u >"$tmp/files"
+modprobe -r raw_gadget irq_inject 2>/dev/null
+ktap_test_result "apt purge mw57-dkms mw57-tools" \
+	log env DEBIAN_FRONTEND=noninteractive apt-get purge -y mw57-dkms mw57-tools
+left=$(while read -r f; do [ -f "$f" ] && echo "$f"; done <"$tmp/files")
+ktap_test_result "purge: no packaged file left (of $(wc -l <"$tmp/files") paths)" test -z "$left"
+[ -z "$left" ] || ktap_print_msg "left: $left"
+ktap_test_result "purge: no module, DKMS tree or source left for any kernel" \
+	sh -c "$(declare -f none_for); for k in \$(ls /lib/modules); do none_for \$k || exit 1; done &&
+		[ ! -e /var/lib/dkms/mw57 ] && ! ls -d /usr/src/mw57-* 2>/dev/null"
+[ "$KTAP_FAIL" -eq 0 ] || ktap_print_msg "$(tail -n 40 "$tmp/log")"
+
+# restore the harness registration (running kernel only) for later suites
+cp -a "$bundle" "/usr/src/mw57-$ver"
+{ log dkms add -m mw57 -v "$ver" && log dkms install -m mw57 -v "$ver" -k "$cur"; } ||
+	ktap_print_msg "restoring the harness bundle failed"
+ktap_finished
