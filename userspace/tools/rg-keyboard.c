@@ -247,8 +247,6 @@ static const struct rg_device_ops kb_ops = {
 
 int main(int argc, char **argv)
 {
-	const char *udc = "dummy_udc.0", *drv = "dummy_udc";
-	enum usb_device_speed speed = USB_SPEED_HIGH;
 	struct kb kb = { .ep = -1 };
 	struct rg_device d = {
 		.device = &kb_device,
@@ -258,48 +256,18 @@ int main(int argc, char **argv)
 		.ops = &kb_ops,
 		.priv = &kb,
 	};
-	unsigned int vid, pid;
-	int opt, ret;
+	struct rg_options o;
+	int opt;
 
-	while ((opt = getopt(argc, argv, "vd:D:s:p:")) != -1) {
-		switch (opt) {
-		case 'v':
-			d.verbose = 1;
-			break;
-		case 'd':
-			udc = optarg;
-			break;
-		case 'D':
-			drv = optarg;
-			break;
-		case 's':
-			speed = atoi(optarg);
-			break;
-		case 'p':
-			if (sscanf(optarg, "%x:%x", &vid, &pid) != 2) {
-				fprintf(stderr, "rg-keyboard: -p VID:PID (hex)\n");
-				return 2;
-			}
-			kb_device.idVendor = vid;
-			kb_device.idProduct = pid;
-			break;
-		default:
-			fprintf(stderr, "usage: rg-keyboard [-v] [-d UDC_DEVICE] [-D UDC_DRIVER] [-s SPEED] [-p VID:PID] < text\n");
+	rg_options_init(&o);
+	while ((opt = getopt(argc, argv, RG_OPTSTRING)) != -1) {
+		if (rg_option(opt, optarg, &o, &d, &kb_device) <= 0) {
+			fprintf(stderr, "usage: rg-keyboard " RG_USAGE " < text\n");
 			return 2;
 		}
 	}
-	if (speed == USB_SPEED_LOW || speed == USB_SPEED_FULL)
+	if (o.speed == USB_SPEED_LOW || o.speed == USB_SPEED_FULL)
 		kb_device.bcdUSB = 0x0110;
 	kb.d = &d;
-	ret = rg_device_start(&d, drv, udc, speed);
-	if (ret) {
-		fprintf(stderr, "rg-keyboard: %s on %s: %s\n", drv, udc,
-			strerror(-ret));
-		return 1;
-	}
-	ret = rg_device_loop(&d);
-	if (ret)
-		fprintf(stderr, "rg-keyboard: %s\n", strerror(-ret));
-	close(d.fd);
-	return ret ? 1 : 0;
+	return rg_device_main(&d, &o, "rg-keyboard");
 }

@@ -138,8 +138,6 @@ static const struct rg_device_ops lb_ops = {
 
 int main(int argc, char **argv)
 {
-	const char *udc = "dummy_udc.0", *drv = "dummy_udc";
-	enum usb_device_speed speed = USB_SPEED_HIGH;
 	struct lb lb = { .buflen = 65536, .in = -1, .out = -1 };
 	struct rg_device d = {
 		.device = &lb_device,
@@ -149,56 +147,25 @@ int main(int argc, char **argv)
 		.ops = &lb_ops,
 		.priv = &lb,
 	};
-	unsigned int vid, pid;
+	struct rg_options o;
 	int opt, ret;
 
-	while ((opt = getopt(argc, argv, "vd:D:s:b:p:")) != -1) {
-		switch (opt) {
-		case 'v':
-			d.verbose = 1;
-			break;
-		case 'd':
-			udc = optarg;
-			break;
-		case 'D':
-			drv = optarg;
-			break;
-		case 's':
-			speed = atoi(optarg);
-			break;
-		case 'b':
-			lb.buflen = strtoul(optarg, NULL, 0);
-			break;
-		case 'p':
-			if (sscanf(optarg, "%x:%x", &vid, &pid) != 2)
-				goto usage;
-			lb_device.idVendor = vid;
-			lb_device.idProduct = pid;
-			break;
-		default:
-usage:
-			fprintf(stderr, "usage: rg-loopback [-v] [-d UDC_DEVICE] [-D UDC_DRIVER] [-s SPEED] [-b BUFLEN] [-p VID:PID]\n");
-			return 2;
-		}
+	rg_options_init(&o);
+	while ((opt = getopt(argc, argv, RG_OPTSTRING "b:")) != -1) {
+		ret = rg_option(opt, optarg, &o, &d, &lb_device);
+		if (ret > 0)
+			continue;
+		lb.buflen = !ret && opt == 'b' ? strtoul(optarg, NULL, 0) : 0;
 	}
 	if (!lb.buflen || lb.buflen > (1u << 22)) {
-		fprintf(stderr, "rg-loopback: buflen 1..4194304\n");
+		fprintf(stderr, "usage: rg-loopback " RG_USAGE " [-b BUFLEN (1..4194304)]\n");
 		return 2;
 	}
-	if (speed != USB_SPEED_HIGH) {
+	if (o.speed != USB_SPEED_HIGH) {
 		lb_device.bcdUSB = 0x0110;
 		lb_config.in.wMaxPacketSize = 64;
 		lb_config.out.wMaxPacketSize = 64;
 	}
 	lb.d = &d;
-	ret = rg_device_start(&d, drv, udc, speed);
-	if (ret) {
-		fprintf(stderr, "rg-loopback: %s on %s: %s\n", drv, udc, strerror(-ret));
-		return 1;
-	}
-	ret = rg_device_loop(&d);
-	if (ret)
-		fprintf(stderr, "rg-loopback: %s\n", strerror(-ret));
-	close(d.fd);
-	return ret ? 1 : 0;
+	return rg_device_main(&d, &o, "rg-loopback");
 }

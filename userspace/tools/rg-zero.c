@@ -257,8 +257,6 @@ static const struct rg_device_ops zero_ops = {
 
 int main(int argc, char **argv)
 {
-	const char *udc = "dummy_udc.0", *drv = "dummy_udc";
-	enum usb_device_speed speed = USB_SPEED_HIGH;
 	struct zero z = { .pattern = 0, .buflen = 4096, .source = -1, .sink = -1 };
 	struct rg_device d = {
 		.device = &zero_device,
@@ -268,61 +266,33 @@ int main(int argc, char **argv)
 		.ops = &zero_ops,
 		.priv = &z,
 	};
-	unsigned int vid, pid;
+	struct rg_options o;
 	int opt, ret;
 
-	while ((opt = getopt(argc, argv, "vd:D:s:P:b:p:")) != -1) {
-		switch (opt) {
-		case 'v':
-			d.verbose = 1;
-			break;
-		case 'd':
-			udc = optarg;
-			break;
-		case 'D':
-			drv = optarg;
-			break;
-		case 's':
-			speed = atoi(optarg);
-			break;
-		case 'P':
+	rg_options_init(&o);
+	while ((opt = getopt(argc, argv, RG_OPTSTRING "P:b:")) != -1) {
+		ret = rg_option(opt, optarg, &o, &d, &zero_device);
+		if (ret > 0)
+			continue;
+		if (!ret && opt == 'P')
 			z.pattern = atoi(optarg);
-			break;
-		case 'b':
+		else if (!ret && opt == 'b')
 			z.buflen = strtoul(optarg, NULL, 0);
-			break;
-		case 'p':
-			if (sscanf(optarg, "%x:%x", &vid, &pid) != 2)
-				goto usage;
-			zero_device.idVendor = vid;
-			zero_device.idProduct = pid;
-			break;
-		default:
-usage:
-			fprintf(stderr, "usage: rg-zero [-v] [-d UDC_DEVICE] [-D UDC_DRIVER] [-s SPEED] [-P 0|1|2] [-b BUFLEN] [-p VID:PID]\n");
-			return 2;
-		}
+		else
+			z.pattern = -1;
 	}
 	if (z.pattern < 0 || z.pattern > 2 || !z.buflen || z.buflen > (1u << 20)) {
-		fprintf(stderr, "rg-zero: pattern 0, 1 or 2, buflen 1..1048576\n");
+		fprintf(stderr, "usage: rg-zero " RG_USAGE " [-P 0|1|2] [-b BUFLEN (1..1048576)]\n");
 		return 2;
 	}
-	z.maxpacket = speed == USB_SPEED_HIGH ? 512 : 64;
+	z.maxpacket = o.speed == USB_SPEED_HIGH ? 512 : 64;
 	zero_config.sink.wMaxPacketSize = z.maxpacket;
 	zero_config.source.wMaxPacketSize = z.maxpacket;
-	if (speed != USB_SPEED_HIGH)
+	if (o.speed != USB_SPEED_HIGH)
 		zero_device.bcdUSB = 0x0110;
 	z.d = &d;
-	ret = rg_device_start(&d, drv, udc, speed);
-	if (ret) {
-		fprintf(stderr, "rg-zero: %s on %s: %s\n", drv, udc, strerror(-ret));
-		return 1;
-	}
-	ret = rg_device_loop(&d);
-	if (ret)
-		fprintf(stderr, "rg-zero: %s\n", strerror(-ret));
+	ret = rg_device_main(&d, &o, "rg-zero");
 	if (z.errors)
 		fprintf(stderr, "rg-zero: %lu bad OUT transfers\n", z.errors);
-	close(d.fd);
-	return ret ? 1 : 0;
+	return ret;
 }

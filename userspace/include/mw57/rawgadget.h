@@ -118,4 +118,26 @@ int rg_device_loop(struct rg_device *d);
 /* End rg_device_loop from any thread (it may be blocked in EVENT_FETCH). */
 void rg_device_stop(struct rg_device *d);
 
+/* --- command line of the rg tools ------------------------------------------ */
+
+struct rg_options {
+	const char *driver;		/* UDC driver, default dummy_udc */
+	const char *device;		/* UDC device, default dummy_udc.0 */
+	enum usb_device_speed speed;	/* default high */
+};
+
+#define RG_OPTSTRING	"vd:D:s:p:"
+#define RG_USAGE	"[-v] [-d UDC_DEVICE] [-D UDC_DRIVER] [-s SPEED] [-p VID:PID]"
+
+void rg_options_init(struct rg_options *o);
+/*
+ * One of the shared options (-v, -d, -D, -s, -p VID:PID into desc)?
+ * 1 when handled, 0 when opt is not shared, -1 for a bad argument.
+ */
+int rg_option(int opt, const char *arg, struct rg_options *o,
+	      struct rg_device *d, struct usb_device_descriptor *desc);
+/* Start on the UDC, run the loop, close; messages prefixed with prog. */
+int rg_device_main(struct rg_device *d, const struct rg_options *o,
+		   const char *prog);
+
 #endif /* MW57_RAWGADGET_H */
