@@ -54,12 +54,5 @@ stats_field() {
 		END { if (!found) print 0 }' "$STATS"
 }
 
-# wait_for SECONDS CMD...: poll CMD every 0.1 s until it succeeds.
-wait_for() {
-	local deadline=$((SECONDS + $1))
-	shift
-	until "$@"; do
-		[ "$SECONDS" -lt "$deadline" ] || return 1
-		sleep 0.1
-	done
-}
+# shellcheck source=../lib/wait.sh
+. ../lib/wait.sh

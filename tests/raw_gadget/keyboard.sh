@@ -13,11 +13,8 @@ cd "$(dirname "$0")" || exit 1
 # shellcheck source=lib.sh
 . ./lib.sh
 
-ktap_print_header
-[ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root"
-rg_modules num=2 || ktap_exit_fail_msg "cannot load dummy_hcd and raw_gadget"
+rg_suite_start keyboard num=2
 
-tmp=$(mktemp -d /tmp/rg-keyboard.XXXXXX)
 kbd=
 cleanup() {
 	exec 3>&- 2>/dev/null

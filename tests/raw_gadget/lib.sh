@@ -15,14 +15,19 @@ rg_modules() {
 		modprobe usbhid && modprobe evdev && [ -c /dev/raw-gadget ]
 }
 
-# wait_for SECONDS CMD...: poll CMD every 0.1 s until it succeeds.
-wait_for() {
-	local end=$((SECONDS + $1))
+# shellcheck source=../lib/wait.sh
+. ../lib/wait.sh
+
+# rg_suite_start NAME [DUMMY_HCD_ARGS...]: TAP header, root check, modules
+# loaded, and a scratch directory in $tmp (the caller's trap removes it).
+rg_suite_start() {
+	local name=$1
 	shift
-	until "$@"; do
-		[ "$SECONDS" -lt "$end" ] || return 1
-		sleep 0.1
-	done
+	ktap_print_header
+	[ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root"
+	rg_modules "$@" || ktap_exit_fail_msg "cannot load dummy_hcd $* and raw_gadget"
+	# shellcheck disable=SC2034 # for the caller
+	tmp=$(mktemp -d "/tmp/rg-$name.XXXXXX")
 }
 
 # usb_dev VID PID: the sysfs name (e.g. 3-1) of the host-side device.

@@ -14,11 +14,8 @@ cd "$(dirname "$0")" || exit 1
 # shellcheck source=lib.sh
 . ./lib.sh
 
-ktap_print_header
-[ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root"
-rg_modules num=2 || ktap_exit_fail_msg "cannot load dummy_hcd num=2 and raw_gadget"
+rg_suite_start multi num=2
 
-tmp=$(mktemp -d /tmp/rg-multi.XXXXXX)
 pids=()
 cleanup() {
 	exec 3>&- 4>&- 2>/dev/null

@@ -18,9 +18,7 @@ CASES="1 2 3 4 5 6 7 8 9 10 11 12 13 14 17 18 19 20 21 24 25 26"
 VID=0525 PID=a4a0
 G=/sys/kernel/config/usb_gadget/mw57zero
 
-ktap_print_header
-[ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root"
-rg_modules num=2 || ktap_exit_fail_msg "cannot load dummy_hcd and raw_gadget"
+rg_suite_start usbtest num=2
 modprobe -r usbtest 2>/dev/null
 for m in "usbtest pattern=1" libcomposite usb_f_ss_lb; do
 	# shellcheck disable=SC2086 # module name and parameter
@@ -31,7 +29,6 @@ mountpoint -q /sys/kernel/config ||
 	ktap_exit_fail_msg "cannot mount configfs"
 [ -d /sys/kernel/config/usb_gadget ] || ktap_exit_fail_msg "no usb_gadget in configfs"
 
-tmp=$(mktemp -d /tmp/rg-usbtest.XXXXXX)
 zero=
 baseline_down() {
 	[ -d "$G" ] || return 0
