@@ -10,3 +10,14 @@
 #                                  $(srctree)/include contains STRING
 
 mw57_grep = $(shell grep -s -q -F -e '$(2)' $(srctree)/include/$(1) && echo y)
+
+# 6.10: tunnel flags became a bitmap (IP_TUNNEL_DECLARE_FLAGS, *_BIT);
+# before, a __be16 of TUNNEL_* values.
+ifeq ($(call mw57_grep,net/ip_tunnels.h,IP_TUNNEL_DECLARE_FLAGS),y)
+ccflags-y += -DMW57_HAVE_IP_TUNNEL_FLAGS_BITMAP
+endif
+
+# 6.12: lockless Tx is the net_device bit dev->lltx, NETIF_F_LLTX is gone.
+ifeq ($(call mw57_grep,linux/netdevice.h,lltx:1),y)
+ccflags-y += -DMW57_HAVE_NETDEV_LLTX
+endif
