@@ -87,6 +87,19 @@ if [ "$need_debs" = 1 ]; then
 	cp "$top"/build/deb/mw57-dkms_*.deb "$top"/build/deb/mw57-tools_*.deb "$run/debs/"
 fi
 
+# The kernel's own bareudp selftest, extracted now from the packaged
+# linux-source tarballs (never committed), one per kernel series.
+for s in "${suites[@]}"; do
+	[ "$s" = bareudp ] || continue
+	for series in 6.1 6.12; do
+		mkdir -p "$run/selftests/$series"
+		tar -xJOf "/usr/src/linux-source-$series.tar.xz" \
+			"linux-source-$series/tools/testing/selftests/net/bareudp.sh" \
+			>"$run/selftests/$series/bareudp.sh" ||
+			{ echo "run-vm: cannot extract bareudp.sh from linux-source-$series" >&2; exit 1; }
+	done
+done
+
 echo "run-vm: image $img"
 echo "run-vm: run directory $run"
 for label in "${labels[@]}"; do
