@@ -21,7 +21,7 @@ ktap_print_header
 debs=$(dirname "${MW57_OUT:-/mnt/out/x}")/debs
 bundle=$(dirname "${MW57_OUT:-/mnt/out/x}")/bundle
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$bundle/dkms.conf")
-mods="irq_inject raw_gadget"
+mods="irq_inject raw_gadget bareudp"
 cur=$(uname -r)
 other=
 for k in /lib/modules/*; do
@@ -49,14 +49,14 @@ built_for() { # built_for KVER: every module file in updates/dkms
 	done
 }
 none_for() { # none_for KVER: no module file of ours
-	! ls /lib/modules/"$1"/updates/dkms/{irq_inject,raw_gadget}.ko* >/dev/null 2>&1
+	! ls /lib/modules/"$1"/updates/dkms/{irq_inject,raw_gadget,bareudp}.ko* >/dev/null 2>&1
 }
 
 ktap_set_plan 11
 ktap_print_msg "running $cur, other kernel $other, packages $(cd "$debs" && echo *.deb)"
 
 # leave a clean system: no harness registration, nothing loaded
-modprobe -r raw_gadget irq_inject 2>/dev/null
+modprobe -r raw_gadget irq_inject bareudp 2>/dev/null
 log dkms remove -m mw57 -v "$ver" --all
 rm -rf "/usr/src/mw57-$ver"
 
@@ -105,7 +105,7 @@ ktap_test_result "reinstalling kernel $other (dpkg -i): DKMS autoinstall builds 
 
 # purge leaves nothing behind
 dpkg -L mw57-dkms mw57-tools 2>/dev/null | sort -u >"$tmp/files"
-modprobe -r raw_gadget irq_inject 2>/dev/null
+modprobe -r raw_gadget irq_inject bareudp 2>/dev/null
 ktap_test_result "apt purge mw57-dkms mw57-tools" \
 	log env DEBIAN_FRONTEND=noninteractive apt-get purge -y mw57-dkms mw57-tools
 left=$(while read -r f; do [ -f "$f" ] && echo "$f"; done <"$tmp/files")
