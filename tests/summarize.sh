@@ -59,6 +59,14 @@ for label in "$@"; do
 			print "COUNTS", P + 0, F + 0, S + 0
 		}')
 	grep -v '^COUNTS ' <<<"$table"
+	# an unfinished guest: say why when the console knows
+	if ! grep -q '^# vmtest: done' "$tap" 2>/dev/null; then
+		why=$(grep -a -m1 -E 'Kernel panic|BUG:|WARNING:' "$run/$label/console.log" 2>/dev/null |
+			sed 's/^\[ *[0-9.]*\] //')
+		[ -n "$why" ] && echo "        console: $why"
+		[ -f "$run/$label/qemu.rc" ] && [ "$(cat "$run/$label/qemu.rc")" = 124 ] &&
+			echo "        qemu was stopped by the VM timeout"
+	fi
 	read -r _ p f s < <(grep '^COUNTS ' <<<"$table")
 	echo "kernel $label: $p passed, $f failed, $s skipped"
 	tp=$((tp + p)) tf=$((tf + f)) ts=$((ts + s))
