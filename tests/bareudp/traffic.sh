@@ -66,7 +66,7 @@ setup() {
 }
 
 setup || ktap_exit_fail_msg "namespace setup failed"
-ktap_set_plan 9
+ktap_set_plan 10
 
 ktap_test_result "IPv4 over IPv4: ping 192.168.2.1" a ping -c 2 -W 5 192.168.2.1
 ktap_test_result "IPv6 over IPv4 (multiproto): ping fd01::2" a ping -6 -c 2 -W 5 fd01::2
@@ -111,6 +111,8 @@ tcp_transfer() { # tcp_transfer SOCAT_ADDR: 8 MB through the tunnel, byte count 
 	wait "$s"
 	[ "$(stat -c %s "$tmp/rx")" -eq 8000000 ]
 }
+ktap_test_result "underlay a0: tx-udp_tnl-segmentation off (software GSO below)" \
+	sh -c "ip netns exec $A ethtool -k a0 | grep -q '^tx-udp_tnl-segmentation: off'"
 ktap_test_result "TCP (IPv4 payload) over IPv4, underlay UDP-tunnel GSO off: 8 MB intact" \
 	tcp_transfer TCP4:192.168.2.1
 ktap_test_result "TCP (IPv6 payload, multiproto) over IPv4, underlay GSO off: 8 MB intact" \
