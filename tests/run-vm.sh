@@ -19,7 +19,7 @@ kernel=all
 suites=()
 keep=0
 out=
-minutes=${MW57_VM_TIMEOUT:-30}
+minutes=${MW57_VM_TIMEOUT:-40}
 append=
 
 usage() {
