@@ -116,7 +116,9 @@ run_test() { # run_test SUITE TEST
 	local tmo rc
 	tmo=$(settings "$1" timeout)
 	echo "# selftests: $1: $2"
-	(cd "$top/tests/$1" && prefixed timeout --foreground -k 10 "$tmo" "./$2" </dev/null)
+	# no --foreground: on expiry timeout signals the test's whole process
+	# group, so a child left behind cannot hold the output pipe open
+	(cd "$top/tests/$1" && prefixed timeout -k 10 "$tmo" "./$2" </dev/null)
 	rc=$?
 	case $rc in
 	0 | 4) result $rc "$1: $2" ;;
