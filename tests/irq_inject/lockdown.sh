@@ -16,7 +16,9 @@ cd "$(dirname "$0")" || exit 1
 LOCKDOWN=/sys/kernel/security/lockdown
 ktap_print_header
 [ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root"
-[ -e "$INJECT" ] || ktap_exit_fail_msg "irq_inject is not loaded"
+# another suite may have unloaded it (packaging does)
+[ -e "$INJECT" ] || { modprobe irq_inject && [ -e "$INJECT" ]; } ||
+	ktap_exit_fail_msg "irq_inject is not loaded and cannot be loaded"
 [ -w "$LOCKDOWN" ] || ktap_exit_fail_msg "no $LOCKDOWN (securityfs not mounted?)"
 grep -q '\[none\]' "$LOCKDOWN" || ktap_exit_fail_msg "already locked down: $(cat "$LOCKDOWN")"
 ktap_set_plan 3

@@ -121,7 +121,8 @@ ktap_test_result "purge: no module, DKMS tree or source left for any kernel" \
 
 # put the harness's modules back for the suites that follow (no rebuild)
 mkdir -p "/lib/modules/$cur/updates/dkms"
-if ! cp -a "$tmp/saved/." "/lib/modules/$cur/updates/dkms/" || ! depmod "$cur"; then
+if ! cp -a "$tmp/saved/." "/lib/modules/$cur/updates/dkms/" || ! depmod "$cur" ||
+	! modprobe -a irq_inject raw_gadget bareudp; then
 	ktap_print_msg "restoring the harness modules failed"
 fi
 ktap_finished
