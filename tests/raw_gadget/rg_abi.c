@@ -342,8 +342,6 @@ static void part_ep0(int fd)
 	expect(ioctl(fd, USB_RAW_IOCTL_EP0_STALL, 1) ? -errno : 0, EINVAL,
 	       "EP0_STALL with value 1");
 	expect(rg_ep0_stall(fd), 0, "EP0_STALL of the pending request");
-	expect(rg_ep0_stall(fd), EBUSY, "EP0_STALL with nothing pending");
-	expect(rg_ep0_write(fd, "x", 1), EBUSY, "EP0_WRITE with nothing pending");
 }
 
 static void part_endpoints(int fd)
@@ -470,6 +468,13 @@ static void part_running(void)
 	ktap_result(e.ev.type == USB_RAW_EVENT_CONNECT && e.ev.length == 0,
 		    "first event: CONNECT, length 0 (type %u length %u)",
 		    e.ev.type, e.ev.length);
+	/*
+	 * Nothing is pending yet: the hub debounces a new connection for at
+	 * least 100 ms before the first setup.  (After a stall the host
+	 * retries at once, so these cannot be checked later.)
+	 */
+	expect(rg_ep0_stall(fd), EBUSY, "EP0_STALL with nothing pending");
+	expect(rg_ep0_write(fd, "x", 1), EBUSY, "EP0_WRITE with nothing pending");
 	check_eps_info(fd);
 	part_ep0(fd);
 
