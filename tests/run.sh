@@ -88,8 +88,10 @@ cp -a "$bundle" "/usr/src/$pkg-$ver"
 prefixed dkms add -m "$pkg" -v "$ver"
 rc=$?
 result $rc "dkms: add $pkg/$ver"
+t0=$SECONDS
 prefixed dkms build -m "$pkg" -v "$ver" -k "$kver"
 rc=$?
+echo "# took $((SECONDS - t0)) s"
 [ $rc -eq 0 ] || dkms_log
 [ $rc -ne 77 ] || rc=1	# excluded: this kernel must be supported
 result $rc "dkms: build for $kver"
@@ -118,8 +120,10 @@ run_test() { # run_test SUITE TEST
 	echo "# selftests: $1: $2"
 	# no --foreground: on expiry timeout signals the test's whole process
 	# group, so a child left behind cannot hold the output pipe open
+	t0=$SECONDS
 	(cd "$top/tests/$1" && prefixed timeout -k 10 "$tmo" "./$2" </dev/null)
 	rc=$?
+	echo "# took $((SECONDS - t0)) s"
 	case $rc in
 	0 | 4) result $rc "$1: $2" ;;
 	124 | 137) result 1 "$1: $2" "TIMEOUT $tmo seconds" ;;
