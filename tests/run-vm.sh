@@ -7,7 +7,7 @@
 # suites, and print a summary ending in "N passed, N failed, N skipped".
 #
 #   tests/run-vm.sh [--kernel 6.1|6.12|all] [--suite NAME]... [--keep]
-#                   [--out DIR] [--timeout MINUTES] [--append ARGS]
+#                   [--out DIR] [--timeout MINUTES] [--append ARGS] [--jobs N]
 #
 # Logs (console.log, results.tap, dmesg.txt, dkms-make.log) land in one
 # folder per kernel under the run directory named in the summary.  Nothing
@@ -21,6 +21,7 @@ keep=0
 out=
 minutes=${MW57_VM_TIMEOUT:-40}
 append=
+jobs=${MW57_VM_JOBS:-2}
 
 usage() {
 	sed -n '9,10p' "$0" | sed 's/^# *//' >&2
@@ -35,6 +36,7 @@ while [ $# -gt 0 ]; do
 	--out) out=$2; shift ;;
 	--timeout) minutes=$2; shift ;;
 	--append) append=$2; shift ;;
+	--jobs) jobs=$2; shift ;;
 	-h | --help) usage ;;
 	*) usage ;;
 	esac
@@ -100,18 +102,39 @@ for s in "${suites[@]}"; do
 	done
 done
 
-echo "run-vm: image $img"
-echo "run-vm: run directory $run"
-for label in "${labels[@]}"; do
+# suites_for LABEL: the suites that run on this kernel (a suite's settings
+# may name its kernels, e.g. kernels="6.1", when one is enough)
+suites_for() {
+	local s k
+	for s in "${suites[@]}"; do
+		k=$(sed -n 's/^kernels="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$top/tests/$s/settings")
+		[ -z "$k" ] || [[ " $k " == *" $1 "* ]] && echo "$s"
+	done
+}
+
+boot() { # boot LABEL: one guest, its log lines prefixed with the label
+	local label=$1 kver start rc=0
 	kver=$(awk -v l="$label" '$1 == l { print $2 }' "$img/kernels")
 	mkdir -p "$run/$label"
-	echo "${suites[*]}" >"$run/$label/suites"
-	echo "run-vm: $label: booting $kver (timeout ${minutes} min), suites: ${suites[*]}"
+	suites_for "$label" | xargs echo >"$run/$label/suites"
+	echo "run-vm: $label: booting $kver (timeout ${minutes} min), suites: $(cat "$run/$label/suites")"
 	start=$(date +%s)
-	rc=0
 	"$top/vm/qemu.sh" "$img" "$kver" "$label" "$run" "$minutes" "$append" || rc=$?
 	echo "run-vm: $label: qemu exit $rc after $(($(date +%s) - start)) s"
 	[ "$keep" = 1 ] || rm -f "$run/$label/overlay.qcow2"
+}
+
+echo "run-vm: image $img"
+echo "run-vm: run directory $run"
+# The guests run side by side (--jobs, default 2): much of a suite waits on
+# the guest's timers (enumeration, fuzz duration, ping), so two guests
+# share the two host cores better than one after the other.
+pids=()
+for label in "${labels[@]}"; do
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+	boot "$label" &
+	pids+=($!)
 done
+for p in "${pids[@]}"; do wait "$p" || true; done
 
 exec "$top/tests/summarize.sh" "$run" "${labels[@]}"
