@@ -126,6 +126,8 @@ static int bu_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 
 	/* the pull below may move the head: keep the outer header's offset */
 	outer_off = skb_network_header(skb) - skb->head;
+	/* an L3 device: no link header, so mac_len is 0 for tc and taps */
+	skb_reset_mac_header(skb);
 	skb_reset_network_header(skb);
 	if (!pskb_inet_may_pull(skb)) {
 		DEV_STATS_INC(bu->dev, rx_length_errors);
