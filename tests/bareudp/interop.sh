@@ -2,11 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 # Copyright (C) 2026 The mw57 authors.
 #
-# Wire interop with the in-tree code: our bareudp (ethertype ipv4) in netns
-# A and an ipip tunnel with fou encapsulation (ipproto 4, port 6635: the
-# same IPv4-in-UDP wire format) in netns B.  Traffic both ways: A's pings
-# go out through bareudp and are decapsulated by fou, B's replies come back
-# through fou and are decapsulated by bareudp.
+# Wire interop with the in-tree code (RFC 7510 wire format, nothing in
+# front of the payload but UDP): our bareudp in netns A, fou in netns B.
+#
+#   IPv4: bareudp ethertype ipv4, port 6640  <->  ipip over fou (ipproto 4)
+#   MPLS: bareudp ethertype mpls_uc, port 6635 <-> mplsip over fou
+#         (ipproto 137); label 100 pushed/popped by tc act_mpls on both
+#         tunnel devices (egress push + tunnel metadata, ingress pop)
+#
+# Traffic both ways: A's pings go out through bareudp and are decapsulated
+# by fou, B's replies come back through fou and are decapsulated by
+# bareudp, and the other way round.
+# shellcheck disable=SC2016 # the netns commands expand in the netns shell
 set -u
 cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/ktap.sh
@@ -14,48 +21,59 @@ cd "$(dirname "$0")" || exit 1
 
 ktap_print_header
 [ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root"
-for m in bareudp fou ipip; do
-	modprobe "$m" || ktap_exit_fail_msg "cannot load $m"
-done
-A=bu-ia-$$ B=bu-ib-$$
-cleanup() {
-	ip netns del "$A" 2>/dev/null
-	ip netns del "$B" 2>/dev/null
-}
-trap cleanup EXIT
-a() { ip netns exec "$A" "$@"; }
-b() { ip netns exec "$B" "$@"; }
+# shellcheck source=lib.sh
+. ./lib.sh
+bu_setup
+bu_modules fou ipip act_mpls act_tunnel_key cls_flower
 
 setup() {
-	ip netns add "$A" && ip netns add "$B" &&
-		ip link add a0 netns "$A" type veth peer name b0 netns "$B" &&
-		a sh -e -c '
-			sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0
-			ip link set lo up; ip link set a0 up
-			ip addr add 10.0.0.1/24 dev a0
-			ip addr add 192.168.1.1/32 dev lo
-			ip link add bu0 type bareudp dstport 6635 ethertype ipv4
-			ip link set bu0 up
-			ip route add 192.168.2.1/32 encap ip id 0 dst 10.0.0.2 ttl 64 dev bu0 src 192.168.1.1' &&
-		b sh -e -c '
-			sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0
-			ip link set lo up; ip link set b0 up
-			ip addr add 10.0.0.2/24 dev b0
-			ip addr add 192.168.2.1/32 dev lo
-			ip fou add port 6635 ipproto 4
-			ip link add ipip0 type ipip remote 10.0.0.1 local 10.0.0.2 ttl 64 \
-				encap fou encap-sport auto encap-dport 6635
-			ip link set ipip0 up
-			ip route add 192.168.1.1/32 dev ipip0 src 192.168.2.1'
+	a sh -e -c '
+		ip link add bu0 type bareudp dstport 6640 ethertype ipv4
+		ip link set bu0 up
+		ip route add 192.168.2.1/32 encap ip id 0 dst 10.0.0.2 dev bu0 src 192.168.1.1
+		ip link add bum type bareudp dstport 6635 ethertype mpls_uc
+		ip link set bum up
+		ip route add 192.168.12.1/32 dev bum src 192.168.11.1
+		tc qdisc add dev bum clsact
+		tc filter add dev bum egress protocol ip flower \
+			action mpls push protocol mpls_uc label 100 \
+			action tunnel_key set src_ip 10.0.0.1 dst_ip 10.0.0.2 id 0
+		tc filter add dev bum ingress protocol mpls_uc flower mpls_label 200 \
+			action mpls pop protocol ip' &&
+	b sh -e -c '
+		ip fou add port 6640 ipproto 4
+		ip link add ipip0 type ipip remote 10.0.0.1 local 10.0.0.2 ttl 64 \
+			encap fou encap-sport auto encap-dport 6640
+		ip link set ipip0 up
+		ip route add 192.168.1.1/32 dev ipip0 src 192.168.2.1
+		ip fou add port 6635 ipproto 137
+		ip link add mplsip0 type ipip mode mplsip remote 10.0.0.1 local 10.0.0.2 \
+			ttl 64 encap fou encap-sport auto encap-dport 6635
+		ip link set mplsip0 up
+		ip route add 192.168.11.1/32 dev mplsip0 src 192.168.12.1
+		tc qdisc add dev mplsip0 clsact
+		tc filter add dev mplsip0 egress protocol ip flower \
+			action mpls push protocol mpls_uc label 200
+		tc filter add dev mplsip0 ingress protocol mpls_uc flower mpls_label 100 \
+			action mpls pop protocol ip'
 }
-setup || ktap_exit_fail_msg "namespace setup failed"
-ktap_set_plan 3
+setup || ktap_exit_fail_msg "tunnel setup failed"
+ktap_set_plan 6
 
-ktap_test_result "bareudp -> fou/ipip and back: ping 192.168.2.1 from A" \
+ktap_test_result "IPv4: bareudp -> fou/ipip and back: ping 192.168.2.1 from A" \
 	a ping -c 3 -W 5 192.168.2.1
-ktap_test_result "fou/ipip -> bareudp and back: ping 192.168.1.1 from B" \
+ktap_test_result "IPv4: fou/ipip -> bareudp and back: ping 192.168.1.1 from B" \
 	b ping -c 3 -W 5 192.168.1.1
-rx=$(a cat /sys/class/net/bu0/statistics/rx_packets)
-ktap_test_result "A's bareudp decapsulated fou's packets (rx_packets $rx >= 6)" \
+rx=$(bu_stat "$A" bu0 rx_packets)
+ktap_test_result "IPv4: A's bareudp decapsulated fou's packets (rx_packets $rx >= 6)" \
 	test "$rx" -ge 6
+
+ktap_test_result "MPLS: bareudp -> fou/mplsip and back: ping 192.168.12.1 from A" \
+	a ping -c 3 -W 5 192.168.12.1
+ktap_test_result "MPLS: fou/mplsip -> bareudp and back: ping 192.168.11.1 from B" \
+	b ping -c 3 -W 5 192.168.11.1
+out=$(bu_capture "$B" b0 "udp dst port 6635" a ping -c 1 -W 1 192.168.12.1)
+ktap_print_msg "$out"
+ktap_test_result "MPLS: on the wire a label 100 stack entry right after UDP" \
+	grep -q 'MPLS (label 100' <<<"$out"
 ktap_finished

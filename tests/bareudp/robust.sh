@@ -4,9 +4,12 @@
 #
 # Robustness: malformed datagrams at the tunnel port (empty, 1 byte,
 # truncated IPv4 and IPv6 headers, an IPv6 payload without multiproto,
-# random bytes) are dropped and counted, the tunnel keeps working, and the
-# module unloads while traffic is flowing.  Splats and taint are checked
-# for the whole run by tests/run.sh.
+# random bytes) are dropped and counted, and the tunnel keeps working;
+# create/delete loops leave nothing behind; deleting the devices, deleting
+# a namespace and unloading the module all while a ping flood runs through
+# the tunnel.  Splats and taint are checked for the whole run by
+# tests/run.sh.
+# shellcheck disable=SC2016 # bu_both's commands expand in the netns shell
 set -u
 cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/ktap.sh
@@ -14,44 +17,21 @@ cd "$(dirname "$0")" || exit 1
 
 ktap_print_header
 [ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root"
-modprobe bareudp || ktap_exit_fail_msg "cannot load bareudp"
-A=bu-ra-$$ B=bu-rb-$$
-flood=
-cleanup() {
-	[ -n "$flood" ] && kill "$flood" 2>/dev/null
-	wait 2>/dev/null
-	ip netns del "$A" 2>/dev/null
-	ip netns del "$B" 2>/dev/null
-	modprobe bareudp
+# shellcheck source=lib.sh
+. ./lib.sh
+bu_setup
+bu_on_exit modprobe bareudp
+tunnel() {
+	bu_both '
+		ip link add bu0 type bareudp dstport 6635 ethertype ipv4
+		ip link set bu0 up
+		ip route add 192.168.$peer.1/32 encap ip id 0 dst 10.0.0.$peer dev bu0 src 192.168.$me.1'
 }
-trap cleanup EXIT
-a() { ip netns exec "$A" "$@"; }
-b() { ip netns exec "$B" "$@"; }
-
-setup() {
-	ip netns add "$A" && ip netns add "$B" &&
-		ip link add a0 netns "$A" type veth peer name b0 netns "$B" || return 1
-	local x me peer i
-	for x in A B; do
-		if [ $x = A ]; then me=1 peer=2 i=a0; else me=2 peer=1 i=b0; fi
-		ip netns exec "${!x}" sh -e -c "
-			sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0
-			ip link set lo up; ip link set $i up
-			ip addr add 10.0.0.$me/24 dev $i
-			ip addr add 192.168.$me.1/32 dev lo
-			ip link add bu0 type bareudp dstport 6635 ethertype ipv4
-			ip link set bu0 up
-			ip route add 192.168.$peer.1/32 encap ip id 0 dst 10.0.0.$peer dev bu0 src 192.168.$me.1"
-	done
-}
-setup || ktap_exit_fail_msg "namespace setup failed"
-ktap_set_plan 4
+tunnel || ktap_exit_fail_msg "tunnel setup failed"
+ktap_set_plan 8
 
 drops() { # rx_dropped + rx_errors of B's bareudp
-	local d e
-	d=$(b cat /sys/class/net/bu0/statistics/rx_dropped)
-	e=$(b cat /sys/class/net/bu0/statistics/rx_errors)
-	echo $((d + e))
+	echo $(($(bu_stat "$B" bu0 rx_dropped) + $(bu_stat "$B" bu0 rx_errors)))
 }
 d0=$(drops)
 a python3 - <<'PY'
@@ -68,12 +48,28 @@ ktap_print_msg "rx_dropped + rx_errors on B: $d0 -> $d1"
 ktap_test_result "malformed datagrams are dropped and counted" test "$d1" -gt "$d0"
 ktap_test_result "the tunnel still carries traffic afterwards" a ping -c 2 -W 5 192.168.2.1
 
-a ping -f -W 1 192.168.2.1 >/dev/null 2>&1 &
-flood=$!
+refs() { awk '$1 == "bareudp" { print $3 }' /proc/modules; }
+r0=$(refs)
+loop() {
+	local i
+	for i in $(seq 50); do
+		a ip link add bux type bareudp dstport $((7000 + i)) ethertype mpls_uc multiproto &&
+			a ip link set bux up && a ip link del bux || return 1
+	done
+	! a ip link show bux 2>/dev/null && [ "$(refs)" = "$r0" ]
+}
+ktap_test_result "50 create/up/delete cycles: no device left, module refcount $r0 unchanged" loop
+
+flood() { a ping -f -W 1 192.168.2.1 >/dev/null 2>&1 & flood=$!; bu_bg "$flood"; }
+flood
 ktap_test_result "delete the devices while a ping flood runs through them" \
 	sh -c "ip netns exec $A ip link del bu0 && ip netns exec $B ip link del bu0"
-kill "$flood" 2>/dev/null
-wait "$flood" 2>/dev/null
-flood=
-ktap_test_result "bareudp unloads afterwards" modprobe -r bareudp
+
+tunnel || ktap_exit_fail_msg "tunnel setup failed (again)"
+ktap_test_result "recreated tunnel carries traffic" a ping -c 2 -W 5 192.168.2.1
+ktap_test_result "delete netns B (its bareudp with it) while the flood runs" ip netns del "$B"
+ktap_test_result "A's tunnel device survives B's namespace" a ip link show bu0
+
+ktap_test_result "unload bareudp while A's device exists and the flood runs" \
+	sh -c "modprobe -r bareudp && ! ip netns exec $A ip link show bu0 2>/dev/null"
 ktap_finished

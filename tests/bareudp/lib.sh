@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: GPL-2.0
+# Copyright (C) 2026 The mw57 authors.
+# shellcheck shell=bash
+#
+# The two-namespace topology the bareudp tests share, sourced after
+# ../lib/ktap.sh:
+#
+#   netns $A: a0 10.0.0.1/24 fd00::1/64, lo 192.168.1.1 192.168.11.1 fd01::1
+#   netns $B: b0 10.0.0.2/24 fd00::2/64, lo 192.168.2.1 192.168.12.1 fd01::2
+#
+# joined by the veth a0 <-> b0, rp_filter off.  Each test adds its own
+# tunnel devices and routes.  bu_setup installs the cleanup trap; tests
+# register background processes with bu_bg and extra cleanup with
+# bu_on_exit.
+
+# shellcheck source=../lib/wait.sh
+. ../lib/wait.sh
+
+A=bu-a-$$ B=bu-b-$$
+bu_tmp=$(mktemp -d /tmp/bu-test.XXXXXX)
+bu_pids=()
+bu_exit_cmds=()
+
+a() { ip netns exec "$A" "$@"; }
+b() { ip netns exec "$B" "$@"; }
+
+bu_bg() { bu_pids+=("$1"); }		# bu_bg PID: killed at exit
+bu_on_exit() { bu_exit_cmds+=("$*"); }	# bu_on_exit CMD...: run at exit
+
+bu_cleanup() {
+	local p c
+	for p in "${bu_pids[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	ip netns del "$A" 2>/dev/null
+	ip netns del "$B" 2>/dev/null
+	for c in "${bu_exit_cmds[@]}"; do eval "$c"; done
+	rm -rf "$bu_tmp"
+}
+
+# bu_modules MODULE...: load them or fail the test
+bu_modules() {
+	local m
+	for m in "$@"; do
+		modprobe "$m" || ktap_exit_fail_msg "cannot load $m"
+	done
+}
+
+# bu_setup: load bareudp, build the topology, wait until the IPv6 underlay
+# answers.  Exits the test (fail) when it cannot.
+bu_setup() {
+	local x me i
+	trap bu_cleanup EXIT
+	bu_modules bareudp
+	if ! ip netns add "$A" || ! ip netns add "$B" ||
+		! ip link add a0 netns "$A" type veth peer name b0 netns "$B"; then
+		ktap_exit_fail_msg "cannot create the namespaces"
+	fi
+	for x in A B; do
+		if [ $x = A ]; then me=1 i=a0; else me=2 i=b0; fi
+		ip netns exec "${!x}" sh -e -c "
+			sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0
+			ip link set lo up
+			ip link set $i up
+			ip addr add 10.0.0.$me/24 dev $i
+			ip addr add fd00::$me/64 dev $i nodad
+			ip addr add 192.168.$me.1/32 dev lo
+			ip addr add 192.168.1$me.1/32 dev lo
+			ip addr add fd01::$me/128 dev lo nodad" ||
+			ktap_exit_fail_msg "cannot configure netns $x"
+	done
+	wait_for 10 a ping -6 -c 1 -W 1 fd00::2 >/dev/null ||
+		ktap_exit_fail_msg "the IPv6 underlay does not answer"
+}
+
+# bu_both CMD: run the shell command CMD in both namespaces, with $me and
+# $peer set to 1 and 2 in A, 2 and 1 in B.
+bu_both() {
+	a sh -e -c "me=1 peer=2; $1" && b sh -e -c "me=2 peer=1; $1"
+}
+
+# bu_capture NS IFACE FILTER CMD...: run CMD (a traffic generator, one
+# packet per call) until tcpdump -v in NS on IFACE has seen one packet
+# matching FILTER (tcpdump is slow to start under TCG); print it.
+bu_capture() {
+	local ns=$1 ifc=$2 filter=$3 t i
+	shift 3
+	ip netns exec "$ns" timeout 30 tcpdump -l -n -v -c 1 -i "$ifc" "$filter" \
+		>"$bu_tmp/cap" 2>/dev/null &
+	t=$!
+	for i in $(seq 100); do
+		kill -0 "$t" 2>/dev/null || break
+		"$@" >/dev/null 2>&1
+	done
+	wait "$t"
+	cat "$bu_tmp/cap"
+}
+
+# bu_stat NS DEV COUNTER: one statistics counter of DEV in NS
+bu_stat() {
+	ip netns exec "$1" cat "/sys/class/net/$2/statistics/$3"
+}
