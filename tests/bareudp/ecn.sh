@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Copyright (C) 2026 The mw57 authors.
+#
+# ECN through our bareudp (RFC 6040 as in ip_tunnel_ecn_encap and
+# IP_ECN_decapsulate), IPv4 payloads, tunnel metadata from lwtunnel routes
+# without tos:
+#
+#   encap: inner ECT(0) -> outer ECT(0) on IPv4 and IPv6 underlays;
+#          inner CE -> outer ECT(0) (CE is not copied out)
+#   decap: outer CE (set by tc pedit on B's underlay) + inner ECT(0) ->
+#          inner CE; outer CE + inner not-ECT -> dropped, counted in
+#          rx_frame_errors
+# shellcheck disable=SC2016 # bu_both's commands expand in the netns shell
+set -u
+cd "$(dirname "$0")" || exit 1
+# shellcheck source=../lib/ktap.sh
+. ../lib/ktap.sh
+
+ktap_print_header
+[ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root"
+# shellcheck source=lib.sh
+. ./lib.sh
+bu_setup
+bu_modules act_pedit act_csum cls_u32
+bu_both '
+	ip link add bu0 type bareudp dstport 6640 ethertype ipv4
+	ip link set bu0 up
+	ip route add 192.168.$peer.1/32 encap ip id 0 dst 10.0.0.$peer dev bu0 src 192.168.$me.1
+	ip route add 192.168.1$peer.1/32 encap ip6 id 0 dst fd00::$peer dev bu0 src 192.168.1$me.1' ||
+	ktap_exit_fail_msg "tunnel setup failed"
+ktap_set_plan 6
+
+out=$(bu_capture "$B" b0 "ip and udp dst port 6640" a ping -Q 2 -c 1 -W 1 192.168.2.1)
+ktap_print_msg "$out"
+ktap_test_result "encap over IPv4: inner ECT(0) gives outer ECT(0)" \
+	grep -q 'tos 0x2,ECT(0)' <<<"$out"
+out=$(bu_capture "$B" b0 "ip6 and udp dst port 6640" a ping -Q 2 -c 1 -W 1 192.168.12.1)
+ktap_print_msg "$out"
+ktap_test_result "encap over IPv6: inner ECT(0) gives outer traffic class ECT(0)" \
+	grep -q 'class 0x2' <<<"$out"
+out=$(bu_capture "$B" b0 "ip and udp dst port 6640" a ping -Q 3 -c 1 -W 1 192.168.2.1)
+ktap_print_msg "$out"
+ktap_test_result "encap: inner CE gives outer ECT(0), not CE" grep -q 'tos 0x2,ECT(0)' <<<"$out"
+
+# from here on, B's underlay marks every tunnel packet CE
+b tc qdisc add dev b0 clsact
+b tc filter add dev b0 ingress protocol ip u32 match ip protocol 17 0xff \
+	match ip dport 6640 0xffff action pedit ex munge ip tos set 3 retain 3 pipe \
+	action csum ip >/dev/null || ktap_exit_fail_msg "cannot add the CE marking filter"
+out=$(bu_capture "$B" bu0 "icmp" a ping -Q 2 -c 1 -W 1 192.168.2.1)
+ktap_print_msg "$out"
+ktap_test_result "decap: outer CE + inner ECT(0) gives inner CE" grep -q 'tos 0x3,CE' <<<"$out"
+
+f0=$(bu_stat "$B" bu0 rx_frame_errors)
+ktap_test_result "decap: outer CE + inner not-ECT is dropped" \
+	sh -c "! ip netns exec $A ping -Q 0 -c 2 -W 2 192.168.2.1 >/dev/null"
+f1=$(bu_stat "$B" bu0 rx_frame_errors)
+ktap_test_result "decap: the drops are counted (rx_frame_errors $f0 -> $f1)" \
+	test "$f1" -ge $((f0 + 2))
+ktap_finished
