@@ -30,8 +30,11 @@ DKMS_FILES := dkms.conf Makefile LICENSE kbuild/Kbuild.include kbuild/probes.mk 
 	kbuild/version.h kbuild/include modules/Kbuild $(wildcard modules/*/Kbuild) \
 	$(filter-out %.mod.c,$(wildcard modules/*/*.[ch])) $(wildcard userspace/include)
 
+# Benchmarks (make bench-NAME runs the guest suite tests/bench_NAME)
+BENCHES := bench-raw-gadget bench-bareudp
+
 .PHONY: all modules clean-modules userspace dkms-install check-version style \
-	sparse unit deps vmtest check clean bench-raw-gadget deb
+	sparse unit deps vmtest check clean $(BENCHES) deb
 
 all:
 	@test -n "$(KVERS)" || { echo "no 6.1/6.12 header tree installed (make deps)"; exit 1; }
@@ -91,11 +94,11 @@ deb:
 
 # Benchmarks, not tests: ratios measured side by side in one guest run.
 BENCH_KERNEL ?= 6.12
-bench-raw-gadget:
-	rm -rf $(BUILD)/bench-raw-gadget
-	tests/run-vm.sh --kernel $(BENCH_KERNEL) --suite bench_raw_gadget \
-		--out $(BUILD)/bench-raw-gadget
-	@cat $(BUILD)/bench-raw-gadget/*/bench-raw-gadget.txt
+$(BENCHES):
+	rm -rf $(BUILD)/$@
+	tests/run-vm.sh --kernel $(BENCH_KERNEL) --suite $(subst -,_,$@) \
+		--out $(BUILD)/$@
+	@cat $(BUILD)/$@/*/$@.txt
 
 clean:
 	rm -rf $(BUILD)

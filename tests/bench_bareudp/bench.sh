@@ -1,0 +1,183 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Copyright (C) 2026 The mw57 authors.
+#
+# bareudp against its in-tree peers on a four-namespace veth chain, equal
+# inner MTU (1400 on the client and server links and on every tunnel):
+#
+#   C c0 10.1.0.1 -- r1c R1 r1u 10.2.0.1 -- r2u R2 r2s -- s0 10.3.0.1 S
+#
+#   plain    R1 and R2 route between the client and server subnets
+#   bareudp  our bareudp (ethertype ipv4) on R1 and R2; tc flower on the
+#            client/server-facing veth ingress sets the tunnel key and
+#            redirects to the tunnel, decapsulated packets are routed
+#   geneve   geneve external innerprotoinherit with the same tc rules
+#   fou      ipip over fou (port 6635, same wire format), routed
+#
+# Workloads from C to S: iperf3 TCP single stream, iperf3 UDP with 64-byte
+# payloads (packets received per second), and a request/response rate
+# (flood ping: one echo in flight).  Rounds interleave the variants; the
+# table prints medians and the ratios bareudp/geneve, bareudp/fou and
+# bareudp/plain.  Absolute numbers mean little under TCG.  Output: TAP
+# diagnostics and $MW57_OUT/bench-bareudp.txt.
+set -u
+cd "$(dirname "$0")" || exit 1
+# shellcheck source=../lib/ktap.sh
+. ../lib/ktap.sh
+# shellcheck source=../lib/wait.sh
+. ../lib/wait.sh
+
+ROUNDS=${BENCH_ROUNDS:-5}
+SECS=${BENCH_SECS:-5}
+VARIANTS="plain bareudp geneve fou"
+C=bb-c-$$ R1=bb-r1-$$ R2=bb-r2-$$ S=bb-s-$$
+
+ktap_print_header
+[ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root"
+tmp=$(mktemp -d /tmp/bu-bench.XXXXXX)
+teardown() {
+	local n
+	for n in "$C" "$R1" "$R2" "$S"; do ip netns del "$n" 2>/dev/null; done
+	# netns deletion is asynchronous; the next setup reuses the names
+	wait_for 20 sh -c "! ip netns list | grep -q -- '-$$'"
+}
+cleanup() {
+	teardown
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+for m in bareudp geneve fou ipip act_tunnel_key act_mirred cls_flower; do
+	modprobe "$m" || ktap_exit_fail_msg "cannot load $m"
+done
+
+nsx() { local n=$1; shift; ip netns exec "$n" "$@"; }
+
+setup_base() {
+	local n
+	for n in "$C" "$R1" "$R2" "$S"; do
+		ip netns add "$n" && nsx "$n" ip link set lo up || return 1
+		nsx "$n" sysctl -qw net.ipv4.conf.all.rp_filter=0 \
+			net.ipv4.conf.default.rp_filter=0 net.ipv4.ip_forward=1 || return 1
+	done
+	ip link add c0 netns "$C" type veth peer name r1c netns "$R1" &&
+	ip link add r1u netns "$R1" type veth peer name r2u netns "$R2" &&
+	ip link add r2s netns "$R2" type veth peer name s0 netns "$S" &&
+	nsx "$C" sh -e -c 'ip link set c0 mtu 1400 up; ip addr add 10.1.0.1/24 dev c0
+		ip route add default via 10.1.0.2' &&
+	nsx "$R1" sh -e -c 'ip link set r1c mtu 1400 up; ip addr add 10.1.0.2/24 dev r1c
+		ip link set r1u up; ip addr add 10.2.0.1/24 dev r1u' &&
+	nsx "$R2" sh -e -c 'ip link set r2s mtu 1400 up; ip addr add 10.3.0.2/24 dev r2s
+		ip link set r2u up; ip addr add 10.2.0.2/24 dev r2u' &&
+	nsx "$S" sh -e -c 'ip link set s0 mtu 1400 up; ip addr add 10.3.0.1/24 dev s0
+		ip route add default via 10.3.0.2'
+}
+
+# tc_tunnel NS IN_DEV TUN_DEV SRC DST PREFIX: packets for PREFIX arriving on
+# IN_DEV get the tunnel key SRC -> DST and go out TUN_DEV
+tc_tunnel() {
+	nsx "$1" sh -e -c "
+		tc qdisc add dev $2 clsact
+		tc filter add dev $2 ingress protocol ip flower dst_ip $6 \
+			action tunnel_key set src_ip $4 dst_ip $5 id 0 \
+			action mirred egress redirect dev $3"
+}
+
+setup() { # setup VARIANT
+	setup_base || return 1
+	case $1 in
+	plain)
+		nsx "$R1" ip route add 10.3.0.0/24 via 10.2.0.2 &&
+			nsx "$R2" ip route add 10.1.0.0/24 via 10.2.0.1 ;;
+	bareudp | geneve)
+		local n
+		for n in "$R1" "$R2"; do
+			if [ "$1" = bareudp ]; then
+				nsx "$n" ip link add tun0 type bareudp dstport 6635 ethertype ipv4
+			else
+				nsx "$n" ip link add tun0 type geneve external innerprotoinherit
+			fi || return 1
+			nsx "$n" ip link set tun0 mtu 1400 up || return 1
+		done
+		tc_tunnel "$R1" r1c tun0 10.2.0.1 10.2.0.2 10.3.0.0/24 &&
+			tc_tunnel "$R2" r2s tun0 10.2.0.2 10.2.0.1 10.1.0.0/24 ;;
+	fou)
+		nsx "$R1" sh -e -c '
+			ip fou add port 6635 ipproto 4
+			ip link add tun0 type ipip remote 10.2.0.2 local 10.2.0.1 \
+				encap fou encap-sport auto encap-dport 6635
+			ip link set tun0 mtu 1400 up
+			ip route add 10.3.0.0/24 dev tun0' &&
+		nsx "$R2" sh -e -c '
+			ip fou add port 6635 ipproto 4
+			ip link add tun0 type ipip remote 10.2.0.1 local 10.2.0.2 \
+				encap fou encap-sport auto encap-dport 6635
+			ip link set tun0 mtu 1400 up
+			ip route add 10.1.0.0/24 dev tun0' ;;
+	esac || return 1
+	wait_for 10 nsx "$C" ping -c 1 -W 1 10.3.0.1 >/dev/null
+}
+
+iperf() { # iperf ARGS...: one iperf3 run C -> S, JSON on stdout
+	nsx "$S" iperf3 -s -1 -B 10.3.0.1 >/dev/null 2>&1 &
+	local srv=$!
+	wait_for 10 sh -c "ip netns exec $S ss -Htln | grep -q ':5201 '" || return 1
+	nsx "$C" timeout $((SECS + 30)) iperf3 -c 10.3.0.1 -t "$SECS" -J "$@"
+	local rc=$?
+	wait "$srv"
+	return $rc
+}
+
+measure() { # measure VARIANT ROUND: append "variant workload value" lines
+	iperf >"$tmp/tcp.json" &&
+		python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+print(sys.argv[2], "tcp", d["end"]["sum_received"]["bits_per_second"] / 1e6)' \
+			"$tmp/tcp.json" "$1" >>"$tmp/samples" || return 1
+	iperf -u -l 64 -b 0 >"$tmp/udp.json" &&
+		python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["end"]["sum"]
+print(sys.argv[2], "udp64", (s["packets"] - s["lost_packets"]) / s["seconds"] / 1e3)' \
+			"$tmp/udp.json" "$1" >>"$tmp/samples" || return 1
+	nsx "$C" ping -f -q -c 3000 -W 1 10.3.0.1 >"$tmp/rr" || return 1
+	sed -n 's/.* \([0-9]*\) received.*time \([0-9]*\)ms.*/\1 \2/p' "$tmp/rr" |
+		awk -v v="$1" '{ print v, "rr", $1 / $2 }' >>"$tmp/samples"
+}
+
+ktap_set_plan 1
+: >"$tmp/samples"
+for r in $(seq "$ROUNDS"); do
+	for v in $VARIANTS; do
+		setup "$v" || ktap_exit_fail_msg "round $r: setup of $v failed"
+		measure "$v" "$r" || ktap_exit_fail_msg "round $r: $v: a workload failed"
+		teardown
+	done
+	ktap_print_msg "round $r done"
+done
+
+python3 - "$tmp/samples" >"$tmp/table" <<'PY'
+import collections, statistics, sys
+s = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    v, w, x = line.split()
+    s[(v, w)].append(float(x))
+m = {k: statistics.median(x) for k, x in s.items()}
+units = {"tcp": "Mbit/s", "udp64": "kpkt/s", "rr": "trans/ms"}
+targets = {("tcp", "geneve"): 1.0, ("tcp", "fou"): 1.0, ("tcp", "plain"): 0.85,
+           ("udp64", "geneve"): 1.0, ("udp64", "fou"): 1.0}
+print(f"{'workload':9} {'plain':>9} {'bareudp':>9} {'geneve':>9} {'fou':>9}"
+      "   bu/geneve  bu/fou  bu/plain")
+for w in ("tcp", "udp64", "rr"):
+    row = [m[(v, w)] for v in ("plain", "bareudp", "geneve", "fou")]
+    ratios = []
+    for i, peer in ((2, "geneve"), (3, "fou"), (0, "plain")):
+        r = row[1] / row[i]
+        t = targets.get((w, peer))
+        ratios.append(f"{r:5.2f}" + ("" if t is None else (" ok" if r >= t else " LOW")))
+    print(f"{w:9} " + " ".join(f"{x:9.2f}" for x in row) + "   " + "  ".join(ratios))
+print("units: " + ", ".join(f"{w} {u}" for w, u in units.items()))
+print("targets: bu/geneve and bu/fou >= 1.0 on tcp and udp64, bu/plain >= 0.85 on tcp")
+PY
+ktap_print_msg "rounds $ROUNDS x ${SECS} s per sample, medians:"
+ktap_print_msg "$(cat "$tmp/table")"
+cp "$tmp/table" "${MW57_OUT:-/tmp}/bench-bareudp.txt"
+cp "$tmp/samples" "${MW57_OUT:-/tmp}/bench-bareudp.samples"
+ktap_test_pass "benchmark ran: $(wc -l <"$tmp/samples") samples"
+ktap_finished
