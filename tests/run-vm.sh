@@ -102,25 +102,60 @@ for s in "${suites[@]}"; do
 	done
 done
 
-# suites_for LABEL: the suites that run on this kernel (a suite's settings
-# may name its kernels, e.g. kernels="6.1", when one is enough)
+# setting SUITE KEY: a value from tests/SUITE/settings
+setting() {
+	(
+		# shellcheck disable=SC2034 # read by the eval below
+		kernels='' boot=''
+		# shellcheck disable=SC1090,SC1091
+		. "$top/tests/$1/settings"
+		eval "echo \"\${$2}\""
+	)
+}
+
+# suites_for LABEL: the suites of the main boot of this kernel (a suite's
+# settings may name its kernels, e.g. kernels="6.1", when one is enough);
+# boot_suites_for LABEL: those that need their own kernel command line
+# (boot="ipv6.disable=1"), each booted afterwards on the main boot's disk
 suites_for() {
 	local s k
 	for s in "${suites[@]}"; do
-		k=$(sed -n 's/^kernels="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$top/tests/$s/settings")
-		[ -z "$k" ] || [[ " $k " == *" $1 "* ]] && echo "$s"
+		k=$(setting "$s" kernels)
+		[ -z "$k" ] || [[ " $k " == *" $1 "* ]] || continue
+		[ -z "$(setting "$s" boot)" ] && echo "$s"
+	done
+}
+boot_suites_for() {
+	local s k
+	for s in "${suites[@]}"; do
+		k=$(setting "$s" kernels)
+		[ -z "$k" ] || [[ " $k " == *" $1 "* ]] || continue
+		[ -n "$(setting "$s" boot)" ] && echo "$s"
 	done
 }
 
-boot() { # boot LABEL: one guest, its log lines prefixed with the label
-	local label=$1 kver start rc=0
-	kver=$(awk -v l="$label" '$1 == l { print $2 }' "$img/kernels")
+# guest LABEL KVER SUITES APPEND [BASE]: one QEMU run; with BASE (the disk
+# of an earlier boot, DKMS install done) the guest reuses that install
+guest() {
+	local label=$1 kver=$2 start rc=0
 	mkdir -p "$run/$label"
-	suites_for "$label" | xargs echo >"$run/$label/suites"
-	echo "run-vm: $label: booting $kver (timeout ${minutes} min), suites: $(cat "$run/$label/suites")"
+	echo "$3" >"$run/$label/suites"
+	[ -z "${5:-}" ] || : >"$run/$label/reuse-install"
+	echo "run-vm: $label: booting $kver (timeout ${minutes} min), suites: $3${4:+, append: $4}"
 	start=$(date +%s)
-	"$top/vm/qemu.sh" "$img" "$kver" "$label" "$run" "$minutes" "$append" || rc=$?
+	"$top/vm/qemu.sh" "$img" "$kver" "$label" "$run" "$minutes" "$4" "${5:-}" || rc=$?
 	echo "run-vm: $label: qemu exit $rc after $(($(date +%s) - start)) s"
+}
+
+boot() { # boot LABEL: the main guest of a kernel, then its boot suites
+	local label=$1 kver s
+	kver=$(awk -v l="$label" '$1 == l { print $2 }' "$img/kernels")
+	guest "$label" "$kver" "$(suites_for "$label" | xargs echo)" "$append"
+	for s in $(boot_suites_for "$label"); do
+		guest "$label+$s" "$kver" "$s" "$append $(setting "$s" boot)" \
+			"$run/$label/overlay.qcow2"
+		[ "$keep" = 1 ] || rm -f "$run/$label+$s/overlay.qcow2"
+	done
 	[ "$keep" = 1 ] || rm -f "$run/$label/overlay.qcow2"
 }
 
@@ -137,4 +172,7 @@ for label in "${labels[@]}"; do
 done
 for p in "${pids[@]}"; do wait "$p" || true; done
 
-exec "$top/tests/summarize.sh" "$run" "${labels[@]}"
+# every guest that ran, main boots first
+mapfile -t done_labels < <(cd "$run" && for l in "${labels[@]}"; do
+	echo "$l"; for d in "$l"+*; do [ -d "$d" ] && echo "$d"; done; done)
+exec "$top/tests/summarize.sh" "$run" "${done_labels[@]}"

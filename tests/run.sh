@@ -69,8 +69,12 @@ for s in "${suites[@]}"; do
 		: "$t"
 	done
 done
+# a boot on the disk of an earlier one (its own kernel command line) reuses
+# that boot's DKMS install
+reuse=0
+[ -f "$out/reuse-install" ] && reuse=1
 echo "TAP version 13"
-echo "1..$((3 + ${#mods[@]} + ntests + 2))"
+echo "1..$((3 * (1 - reuse) + ${#mods[@]} + ntests + 2))"
 echo "# mw57 $ver on $kver ($label), suites: ${suites[*]}"
 
 # --- DKMS -----------------------------------------------------------------
@@ -83,22 +87,26 @@ dkms_log() {
 	fi
 }
 
-rm -rf "/usr/src/$pkg-$ver"
-cp -a "$bundle" "/usr/src/$pkg-$ver"
-prefixed dkms add -m "$pkg" -v "$ver"
-rc=$?
-result $rc "dkms: add $pkg/$ver"
-t0=$SECONDS
-prefixed dkms build -m "$pkg" -v "$ver" -k "$kver"
-rc=$?
-echo "# took $((SECONDS - t0)) s"
-[ $rc -eq 0 ] || dkms_log
-[ $rc -ne 77 ] || rc=1	# excluded: this kernel must be supported
-result $rc "dkms: build for $kver"
-prefixed dkms install -m "$pkg" -v "$ver" -k "$kver"
-rc=$?
-[ $rc -eq 0 ] || dkms_log
-result $rc "dkms: install for $kver"
+if [ "$reuse" = 1 ]; then
+	echo "# DKMS install reused: $(dkms status "$pkg/$ver" -k "$kver" 2>&1)"
+else
+	rm -rf "/usr/src/$pkg-$ver"
+	cp -a "$bundle" "/usr/src/$pkg-$ver"
+	prefixed dkms add -m "$pkg" -v "$ver"
+	rc=$?
+	result $rc "dkms: add $pkg/$ver"
+	t0=$SECONDS
+	prefixed dkms build -m "$pkg" -v "$ver" -k "$kver"
+	rc=$?
+	echo "# took $((SECONDS - t0)) s"
+	[ $rc -eq 0 ] || dkms_log
+	[ $rc -ne 77 ] || rc=1	# excluded: this kernel must be supported
+	result $rc "dkms: build for $kver"
+	prefixed dkms install -m "$pkg" -v "$ver" -k "$kver"
+	rc=$?
+	[ $rc -eq 0 ] || dkms_log
+	result $rc "dkms: install for $kver"
+fi
 
 # --- modules --------------------------------------------------------------
 for m in "${mods[@]}"; do

@@ -2,23 +2,28 @@
 # SPDX-License-Identifier: GPL-2.0
 # Copyright (C) 2026 The mw57 authors.
 #
-# qemu.sh IMAGEDIR KVER LABEL RUNDIR MINUTES [EXTRA_APPEND]
+# qemu.sh IMAGEDIR KVER LABEL RUNDIR MINUTES [EXTRA_APPEND [BASE]]
 #
 # Boot KVER from the cached image directly (-kernel/-initrd) under TCG, on
-# a throwaway qcow2 overlay (the cached image is never written), with the
+# a throwaway qcow2 overlay (the cached image is never written; with BASE,
+# the overlay sits on that earlier guest's qcow2 overlay), with the
 # repository shared read-only as "mw57" and RUNDIR shared read-write as
 # "mw57out".  ttyS0 -> RUNDIR/LABEL/console.log, ttyS1 -> RUNDIR/LABEL/
 # results.tap.  A WARN panics (panic_on_warn=1) and a panic ends QEMU
 # (panic=-1, -no-reboot); a hang ends at the hard timeout (exit 124).
 set -euo pipefail
 
-[ $# -ge 5 ] || { echo "usage: $0 IMAGEDIR KVER LABEL RUNDIR MINUTES [APPEND]" >&2; exit 2; }
-img=$1 kver=$2 label=$3 run=$4 minutes=$5 extra=${6:-}
+[ $# -ge 5 ] || { echo "usage: $0 IMAGEDIR KVER LABEL RUNDIR MINUTES [APPEND [BASE]]" >&2; exit 2; }
+img=$1 kver=$2 label=$3 run=$4 minutes=$5 extra=${6:-} base=${7:-}
 top=$(cd "$(dirname "$0")/.." && pwd)
 kout=$run/$label
 mkdir -p "$kout"
 
-qemu-img create -q -f qcow2 -F raw -b "$img/root.img" "$kout/overlay.qcow2"
+if [ -n "$base" ]; then
+	qemu-img create -q -f qcow2 -F qcow2 -b "$base" "$kout/overlay.qcow2"
+else
+	qemu-img create -q -f qcow2 -F raw -b "$img/root.img" "$kout/overlay.qcow2"
+fi
 
 append="root=/dev/vda rw console=ttyS0 init=/sbin/mw57-boot mw57.label=$label"
 append+=" panic=-1 panic_on_warn=1 oops=panic softlockup_panic=0 $extra"
