@@ -7,6 +7,7 @@
 #
 #   netns $A: a0 10.0.0.1/24 fd00::1/64, lo 192.168.1.1 192.168.11.1 fd01::1
 #   netns $B: b0 10.0.0.2/24 fd00::2/64, lo 192.168.2.1 192.168.12.1 fd01::2
+#   (the IPv6 addresses only when BU_IPV6 is not 0)
 #
 # joined by the veth a0 <-> b0, rp_filter off.  Each test adds its own
 # tunnel devices and routes.  bu_setup installs the cleanup trap; tests
@@ -46,7 +47,8 @@ bu_modules() {
 }
 
 # bu_setup: load bareudp, build the topology, wait until the IPv6 underlay
-# answers.  Exits the test (fail) when it cannot.
+# answers.  Exits the test (fail) when it cannot.  With BU_IPV6=0 (a guest
+# booted with ipv6.disable=1) the topology is IPv4 only.
 bu_setup() {
 	local x me i
 	trap bu_cleanup EXIT
@@ -62,13 +64,16 @@ bu_setup() {
 			ip link set lo up
 			ip link set $i up
 			ip addr add 10.0.0.$me/24 dev $i
-			ip addr add fd00::$me/64 dev $i nodad
 			ip addr add 192.168.$me.1/32 dev lo
-			ip addr add 192.168.1$me.1/32 dev lo
-			ip addr add fd01::$me/128 dev lo nodad" ||
+			ip addr add 192.168.1$me.1/32 dev lo" ||
 			ktap_exit_fail_msg "cannot configure netns $x"
+		[ "${BU_IPV6:-1}" = 1 ] || continue
+		ip netns exec "${!x}" sh -e -c "
+			ip addr add fd00::$me/64 dev $i nodad
+			ip addr add fd01::$me/128 dev lo nodad" ||
+			ktap_exit_fail_msg "cannot configure IPv6 in netns $x"
 	done
-	wait_for 10 a ping -6 -c 1 -W 1 fd00::2 >/dev/null ||
+	[ "${BU_IPV6:-1}" = 0 ] || wait_for 10 a ping -6 -c 1 -W 1 fd00::2 >/dev/null ||
 		ktap_exit_fail_msg "the IPv6 underlay does not answer"
 }
 
