@@ -21,3 +21,13 @@ endif
 ifeq ($(call mw57_grep,linux/netdevice.h,lltx:1),y)
 ccflags-y += -DMW57_HAVE_NETDEV_LLTX
 endif
+
+# 6.3: vm_flags_set() (vm_flags became read-only for drivers).
+ifeq ($(call mw57_grep,linux/mm.h,static inline void vm_flags_set),y)
+ccflags-y += -DMW57_HAVE_VM_FLAGS_SET
+endif
+
+# before 6.2: iommu_sva_bind_device(dev, mm, drvdata).
+ifeq ($(call mw57_grep,linux/iommu.h,void *drvdata),y)
+ccflags-y += -DMW57_HAVE_SVA_BIND_DRVDATA
+endif

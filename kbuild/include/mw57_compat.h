@@ -69,4 +69,34 @@ static inline void mw57_netdev_set_lltx(struct net_device *dev)
 }
 #endif /* MW57_NEED_TUNNEL_COMPAT */
 
+/*
+ * uacce.  MW57_HAVE_VM_FLAGS_SET: 6.3+ vm_flags_set(), else vm_flags is
+ * written directly.  MW57_HAVE_SVA_BIND_DRVDATA: 6.1's three-argument
+ * iommu_sva_bind_device().
+ */
+#if defined(__KERNEL__) && defined(MW57_NEED_UACCE_COMPAT)
+#include <linux/iommu.h>
+#include <linux/mm.h>
+
+static inline void mw57_vm_flags_set(struct vm_area_struct *vma,
+				     unsigned long flags)
+{
+#ifdef MW57_HAVE_VM_FLAGS_SET
+	vm_flags_set(vma, flags);
+#else
+	vma->vm_flags |= flags;
+#endif
+}
+
+static inline struct iommu_sva *
+mw57_iommu_sva_bind_device(struct device *dev, struct mm_struct *mm)
+{
+#ifdef MW57_HAVE_SVA_BIND_DRVDATA
+	return iommu_sva_bind_device(dev, mm, NULL);
+#else
+	return iommu_sva_bind_device(dev, mm);
+#endif
+}
+#endif /* MW57_NEED_UACCE_COMPAT */
+
 #endif /* _MW57_COMPAT_H */
