@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Copyright (C) 2026 The mw57 authors.
+#
+# Test 10: with remove_policy=wait, unbinding the driver waits until every
+# queue is closed (HiSilicon's policy), then completes.
+set -u
+cd "$(dirname "$0")" || exit 1
+# shellcheck source=../lib/ktap.sh
+. ../lib/ktap.sh
+# shellcheck source=lib.sh
+. ./lib.sh
+
+sa_prelude
+ktap_print_header
+unbinder=
+cleanup() {
+	exec 4>&- 2>/dev/null
+	[ -n "$unbinder" ] && wait "$unbinder" 2>/dev/null
+	echo revoke >/sys/module/softacc/parameters/remove_policy 2>/dev/null
+	echo softacc.0 >"$SA_DRV/bind" 2>/dev/null
+}
+trap cleanup EXIT
+sa_load nr_queues=4 || ktap_exit_fail_msg "cannot load softacc"
+ktap_set_plan 5
+
+ktap_test_result "remove_policy accepts wait (and refuses junk)" \
+	sh -c "echo wait >/sys/module/softacc/parameters/remove_policy &&
+		! echo junk >/sys/module/softacc/parameters/remove_policy 2>/dev/null &&
+		grep -qx wait /sys/module/softacc/parameters/remove_policy"
+dev=$(sa_node 0)
+exec 4<>"$dev"		# one open queue
+sh -c "echo softacc.0 >$SA_DRV/unbind" &
+unbinder=$!
+gone() { ! kill -0 "$unbinder" 2>/dev/null; }
+# it must still be waiting after 3 s (a bounded poll, not a sleep)
+ktap_test_result "unbind blocks while a queue is open (still waiting after 3 s)" \
+	sh -c "! (. ../lib/wait.sh; wait_for 3 sh -c '! kill -0 $unbinder 2>/dev/null')"
+ktap_test_result "the blocked device refuses new queues" \
+	sh -c "! uacce_test open $dev >/dev/null"
+exec 4>&-
+ktap_test_result "closing the queue lets unbind complete" wait_for 30 gone
+rc=0
+wait "$unbinder" || rc=$?
+unbinder=
+ktap_test_result "unbind succeeded and the device is unbound (rc $rc)" \
+	sh -c "[ $rc -eq 0 ] && ! test -e /sys/bus/platform/devices/softacc.0/driver"
+ktap_finished
