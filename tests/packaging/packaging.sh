@@ -21,7 +21,8 @@ ktap_print_header
 debs=$(dirname "${MW57_OUT:-/mnt/out/x}")/debs
 bundle=$(dirname "${MW57_OUT:-/mnt/out/x}")/bundle
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$bundle/dkms.conf")
-mods="irq_inject raw_gadget bareudp"
+# every module of the bundle (dependents first, for modprobe -r)
+mods=$(sed -n 's/^BUILT_MODULE_NAME\[[0-9]*\]="\(.*\)"/\1/p' "$bundle/dkms.conf" | tac | xargs)
 cur=$(uname -r)
 other=
 for k in /lib/modules/*; do
@@ -49,7 +50,10 @@ built_for() { # built_for KVER: every module file in updates/dkms
 	done
 }
 none_for() { # none_for KVER: no module file of ours
-	! ls /lib/modules/"$1"/updates/dkms/{irq_inject,raw_gadget,bareudp}.ko* >/dev/null 2>&1
+	local m
+	for m in $mods; do
+		! ls "/lib/modules/$1/updates/dkms/$m.ko"* >/dev/null 2>&1 || return 1
+	done
 }
 
 ktap_set_plan 11
@@ -57,7 +61,8 @@ ktap_print_msg "running $cur, other kernel $other, packages $(cd "$debs" && echo
 
 # leave a clean system: no harness registration, nothing loaded; keep the
 # harness's modules of the running kernel to put back at the end
-modprobe -r raw_gadget irq_inject bareudp 2>/dev/null
+# shellcheck disable=SC2086 # a list
+modprobe -r $mods 2>/dev/null
 mkdir "$tmp/saved"
 cp -a /lib/modules/"$cur"/updates/dkms/. "$tmp/saved/"
 log dkms remove -m mw57 -v "$ver" --all
@@ -110,21 +115,23 @@ ktap_test_result "reinstalling kernel $other (dpkg -i): DKMS autoinstall builds 
 
 # purge leaves nothing behind
 dpkg -L mw57-dkms mw57-tools 2>/dev/null | sort -u >"$tmp/files"
-modprobe -r raw_gadget irq_inject bareudp 2>/dev/null
+# shellcheck disable=SC2086 # a list
+modprobe -r $mods 2>/dev/null
 ktap_test_result "apt purge mw57-dkms mw57-tools" \
 	log env DEBIAN_FRONTEND=noninteractive apt-get purge -y mw57-dkms mw57-tools
 left=$(while read -r f; do [ -f "$f" ] && echo "$f"; done <"$tmp/files")
 ktap_test_result "purge: no packaged file left (of $(wc -l <"$tmp/files") paths)" test -z "$left"
 [ -z "$left" ] || ktap_print_msg "left: $left"
 ktap_test_result "purge: no module, DKMS tree or source left for any kernel" \
-	sh -c "$(declare -f none_for); for k in \$(ls /lib/modules); do none_for \$k || exit 1; done &&
+	sh -c "$(declare -f none_for); mods='$mods'; for k in \$(ls /lib/modules); do none_for \$k || exit 1; done &&
 		[ ! -e /var/lib/dkms/mw57 ] && ! ls -d /usr/src/mw57-* 2>/dev/null"
 [ "$KTAP_FAIL" -eq 0 ] || ktap_print_msg "$(tail -n 40 "$tmp/log")"
 
 # put the harness's modules back for the suites that follow (no rebuild)
 mkdir -p "/lib/modules/$cur/updates/dkms"
+# shellcheck disable=SC2086 # a list
 if ! cp -a "$tmp/saved/." "/lib/modules/$cur/updates/dkms/" || ! depmod "$cur" ||
-	! modprobe -a irq_inject raw_gadget bareudp; then
+	! modprobe -a $mods; then
 	ktap_print_msg "restoring the harness modules failed"
 fi
 ktap_finished
