@@ -31,7 +31,7 @@ DKMS_FILES := dkms.conf Makefile LICENSE kbuild/Kbuild.include kbuild/probes.mk 
 	$(filter-out %.mod.c,$(wildcard modules/*/*.[ch])) $(wildcard userspace/include)
 
 # Benchmarks (make bench-NAME runs the guest suite tests/bench_NAME)
-BENCHES := bench-raw-gadget bench-bareudp
+BENCHES := bench-raw-gadget bench-bareudp bench-uacce
 
 .PHONY: all modules clean-modules userspace dkms-install check-version style \
 	sparse unit deps vmtest check clean $(BENCHES) deb

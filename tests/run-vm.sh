@@ -89,16 +89,26 @@ if [ "$need_debs" = 1 ]; then
 	cp "$top"/build/deb/mw57-dkms_*.deb "$top"/build/deb/mw57-tools_*.deb "$run/debs/"
 fi
 
-# The kernel's own bareudp selftest, extracted now from the packaged
-# linux-source tarballs (never committed), one per kernel series.
+# The kernel's own bareudp selftest, extracted from the packaged
+# linux-source tarballs (never committed), one per kernel series; cached
+# outside the repo by tarball size and date (a tar scan takes a minute).
 for s in "${suites[@]}"; do
 	[ "$s" = bareudp ] || continue
 	for series in 6.1 6.12; do
+		tarball=/usr/src/linux-source-$series.tar.xz
+		cached=${MW57_CACHE:-/var/cache/mw57}/selftests/$series-$(stat -c %s-%Y "$tarball")
+		if [ ! -s "$cached/bareudp.sh" ]; then
+			mkdir -p "$cached"
+			if ! tar -xJOf "$tarball" \
+				"linux-source-$series/tools/testing/selftests/net/bareudp.sh" \
+				>"$cached/bareudp.sh.tmp"; then
+				echo "run-vm: cannot extract bareudp.sh from $tarball" >&2
+				exit 1
+			fi
+			mv "$cached/bareudp.sh.tmp" "$cached/bareudp.sh"
+		fi
 		mkdir -p "$run/selftests/$series"
-		tar -xJOf "/usr/src/linux-source-$series.tar.xz" \
-			"linux-source-$series/tools/testing/selftests/net/bareudp.sh" \
-			>"$run/selftests/$series/bareudp.sh" ||
-			{ echo "run-vm: cannot extract bareudp.sh from linux-source-$series" >&2; exit 1; }
+		cp "$cached/bareudp.sh" "$run/selftests/$series/bareudp.sh"
 	done
 done
 
