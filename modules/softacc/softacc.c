@@ -336,7 +336,7 @@ static int softacc_get_queue(struct uacce_device *uacce, unsigned long arg,
 	else if (sdev->nr_used >= nr_queues)
 		ret = -EBUSY;
 	else
-		sdev->nr_used++;
+		WRITE_ONCE(sdev->nr_used, sdev->nr_used + 1);
 	mutex_unlock(&sdev->lock);
 	if (ret)
 		return ret;
@@ -378,7 +378,7 @@ err_free_sq:
 	kfree(sq);
 err_unuse:
 	mutex_lock(&sdev->lock);
-	sdev->nr_used--;
+	WRITE_ONCE(sdev->nr_used, sdev->nr_used - 1);
 	mutex_unlock(&sdev->lock);
 	return ret;
 }
@@ -396,7 +396,7 @@ static void softacc_put_queue(struct uacce_queue *q)
 	q->priv = NULL;
 
 	mutex_lock(&sdev->lock);
-	sdev->nr_used--;
+	WRITE_ONCE(sdev->nr_used, sdev->nr_used - 1);
 	mutex_unlock(&sdev->lock);
 	wake_up_all(&sdev->idle_wq);
 }
@@ -518,16 +518,6 @@ static const struct file_operations softacc_reset_fops = {
 
 /* --- platform driver ---------------------------------------------------------- */
 
-static bool softacc_idle(struct softacc_dev *sdev)
-{
-	bool idle;
-
-	mutex_lock(&sdev->lock);
-	idle = !sdev->nr_used;
-	mutex_unlock(&sdev->lock);
-	return idle;
-}
-
 /*
  * Unbind (a devres action: it runs after probe failure too, and needs no
  * .remove, whose type differs between the kernels).
@@ -540,7 +530,8 @@ static void softacc_teardown(void *data)
 	sdev->removing = true;
 	mutex_unlock(&sdev->lock);
 	if (READ_ONCE(remove_policy) == SOFTACC_WAIT)
-		wait_event(sdev->idle_wq, softacc_idle(sdev));
+		/* nr_used changes under the lock; no lock in the condition */
+		wait_event(sdev->idle_wq, !READ_ONCE(sdev->nr_used));
 	debugfs_remove_recursive(sdev->debugfs);
 	uacce_remove(sdev->uacce);
 }
