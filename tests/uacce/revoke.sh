@@ -28,7 +28,7 @@ cleanup() {
 }
 trap cleanup EXIT
 sa_load nr_queues=4 || ktap_exit_fail_msg "cannot load softacc"
-ktap_set_plan 9
+ktap_set_plan 8
 
 # hold NODE...: start the holder on NODEs, wait until it is ready
 hold() {
