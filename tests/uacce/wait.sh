@@ -30,14 +30,15 @@ ktap_test_result "remove_policy accepts wait (and refuses junk)" \
 		grep -qx wait /sys/module/softacc/parameters/remove_policy"
 dev=$(sa_node 0)
 exec 4<>"$dev"		# one open queue
-sh -c "echo softacc.0 >$SA_DRV/unbind" &
+# the unbinder must not inherit the queue's fd
+sh -c "echo softacc.0 >$SA_DRV/unbind" 4>&- &
 unbinder=$!
 gone() { ! kill -0 "$unbinder" 2>/dev/null; }
 # it must still be waiting after 3 s (a bounded poll, not a sleep)
-ktap_test_result "unbind blocks while a queue is open (still waiting after 3 s)" \
-	sh -c "! (. ../lib/wait.sh; wait_for 3 sh -c '! kill -0 $unbinder 2>/dev/null')"
+still_waiting() { ! wait_for 3 gone; }
+ktap_test_result "unbind blocks while a queue is open (still waiting after 3 s)" still_waiting
 ktap_test_result "the blocked device refuses new queues" \
-	sh -c "! uacce_test open $dev >/dev/null"
+	sh -c "! uacce_test open $dev >/dev/null 4>&-"
 exec 4>&-
 ktap_test_result "closing the queue lets unbind complete" wait_for 30 gone
 rc=0
