@@ -21,7 +21,8 @@
  * (0: never); an isolated device refuses new queues (-EIO) until its
  * debugfs "reset".  Unbinding the driver revokes open queues
  * (remove_policy=revoke, upstream's semantics) or waits until they are
- * closed (remove_policy=wait, HiSilicon's).
+ * closed (remove_policy=wait, HiSilicon's; a signal to the unbinding
+ * process ends the wait and revokes).
  */
 
 #include <linux/crc32.h>
@@ -529,9 +530,16 @@ static void softacc_teardown(void *data)
 	mutex_lock(&sdev->lock);
 	sdev->removing = true;
 	mutex_unlock(&sdev->lock);
-	if (READ_ONCE(remove_policy) == SOFTACC_WAIT)
-		/* nr_used changes under the lock; no lock in the condition */
-		wait_event(sdev->idle_wq, !READ_ONCE(sdev->nr_used));
+	/*
+	 * nr_used changes under the lock; no lock in the condition.  A signal
+	 * ends the wait (the unbinding process may hold a queue itself):
+	 * the queues still open are then revoked.
+	 */
+	if (READ_ONCE(remove_policy) == SOFTACC_WAIT &&
+	    wait_event_interruptible(sdev->idle_wq, !READ_ONCE(sdev->nr_used)))
+		dev_warn(&sdev->pdev->dev,
+			 "unbind interrupted, revoking %u open queues\n",
+			 READ_ONCE(sdev->nr_used));
 	debugfs_remove_recursive(sdev->debugfs);
 	uacce_remove(sdev->uacce);
 }

@@ -3,7 +3,8 @@
 # Copyright (C) 2026 The mw57 authors.
 #
 # Test 10: with remove_policy=wait, unbinding the driver waits until every
-# queue is closed (HiSilicon's policy), then completes.
+# queue is closed (HiSilicon's policy), then completes; a process that
+# unbinds while holding a queue itself can be interrupted, which revokes.
 set -u
 cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/ktap.sh
@@ -22,7 +23,7 @@ cleanup() {
 }
 trap cleanup EXIT
 sa_load nr_queues=4 || ktap_exit_fail_msg "cannot load softacc"
-ktap_set_plan 5
+ktap_set_plan 7
 
 ktap_test_result "remove_policy accepts wait (and refuses junk)" \
 	sh -c "echo wait >/sys/module/softacc/parameters/remove_policy &&
@@ -46,4 +47,17 @@ wait "$unbinder" || rc=$?
 unbinder=
 ktap_test_result "unbind succeeded and the device is unbound (rc $rc)" \
 	sh -c "[ $rc -eq 0 ] && ! test -e /sys/bus/platform/devices/softacc.0/driver"
+
+rebind() { echo softacc.0 >"$SA_DRV/bind" && wait_for 10 sa_ready; }
+rebind || ktap_exit_fail_msg "cannot bind again"
+dev=$(sa_node 0)
+# holds a queue and unbinds: waits for itself until a signal
+bash -c "exec 5<>$dev; echo softacc.0 >$SA_DRV/unbind" &
+unbinder=$!
+ktap_test_result "a process unbinding while holding a queue blocks" still_waiting
+kill -TERM "$unbinder"
+unbound() { wait_for 20 gone && ! test -e /sys/bus/platform/devices/softacc.0/driver; }
+ktap_test_result "SIGTERM ends its wait: the queue is revoked, the device unbound" unbound
+wait "$unbinder" 2>/dev/null
+unbinder=
 ktap_finished
