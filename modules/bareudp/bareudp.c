@@ -164,23 +164,48 @@ drop:
 
 /*
  * Outer-UDP GRO: packets of one flow aggregate before decapsulation, as
- * with geneve and fou.  Only for a single IP ethertype; multiproto and
- * other payloads (MPLS has no GRO) are flushed as they come.
+ * with geneve and fou.  For IP payloads: the ethertype's, or in IPv4
+ * multiproto mode IPv4 or IPv6 by the version nibble (packets of the other
+ * version are a different flow).  MPLS has no GRO: flushed as it comes.
  */
+static __be16 bu_gro_proto(const struct bu_dev *bu, const u8 *payload)
+{
+	if (!bu->multi_proto_mode)
+		return bu->ethertype;
+	if (bu->ethertype != htons(ETH_P_IP))
+		return 0;
+	switch (*payload >> 4) {
+	case 4:
+		return htons(ETH_P_IP);
+	case 6:
+		return htons(ETH_P_IPV6);
+	}
+	return 0;
+}
+
 static struct sk_buff *bu_gro_receive(struct sock *sk, struct list_head *head,
 				      struct sk_buff *skb)
 {
 	struct bu_dev *bu = rcu_dereference_sk_user_data(sk);
 	const struct packet_offload *ptype = NULL;
-	struct sk_buff *pp = NULL;
+	unsigned int off = skb_gro_offset(skb);
+	struct sk_buff *pp = NULL, *p;
+	const u8 *payload;
 	int flush = 1;
 
-	if (bu && !bu->multi_proto_mode)
-		ptype = gro_find_receive_by_type(bu->ethertype);
-	if (ptype) {
-		pp = call_gro_receive(ptype->callbacks.gro_receive, head, skb);
-		flush = 0;
-	}
+	payload = skb_gro_header(skb, off + 1, off);
+	if (bu && payload)
+		ptype = gro_find_receive_by_type(bu_gro_proto(bu, payload));
+	if (!ptype)
+		goto out;
+	if (bu->multi_proto_mode)
+		list_for_each_entry(p, head, list)
+			if (NAPI_GRO_CB(p)->same_flow &&
+			    (p->data[off] >> 4) != (*payload >> 4))
+				NAPI_GRO_CB(p)->same_flow = 0;
+	pp = call_gro_receive(ptype->callbacks.gro_receive, head, skb);
+	flush = 0;
+out:
 	skb_gro_flush_final(skb, pp, flush);
 	return pp;
 }
@@ -188,10 +213,12 @@ static struct sk_buff *bu_gro_receive(struct sock *sk, struct list_head *head,
 static int bu_gro_complete(struct sock *sk, struct sk_buff *skb, int nhoff)
 {
 	struct bu_dev *bu = rcu_dereference_sk_user_data(sk);
-	const struct packet_offload *ptype;
+	const struct packet_offload *ptype = NULL;
 	int err = -EOPNOTSUPP;
 
-	ptype = bu ? gro_find_complete_by_type(bu->ethertype) : NULL;
+	if (bu)
+		ptype = gro_find_complete_by_type(bu_gro_proto(bu,
+							       skb->data + nhoff));
 	if (ptype)
 		err = ptype->callbacks.gro_complete(skb, nhoff);
 	skb_set_inner_mac_header(skb, nhoff);
