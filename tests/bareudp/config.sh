@@ -84,7 +84,9 @@ ktap_test_result "down: the socket is gone" \
 n socat -u UDP6-RECV:6636,reuseaddr - >/dev/null 2>&1 &
 lis=$!
 listening() { ip netns exec "$ns" ss -Hunl | grep -q ":$1 "; }
-ktap_test_result "port taken by another socket: ip link set up fails (EADDRINUSE)" \
-	sh -c "$(declare -f wait_for listening); ns=$ns; wait_for 10 listening 6636 &&
-		ip netns exec $ns ip link set bu1 up 2>&1 | grep -q 'Address already in use'"
+taken() {
+	wait_for 10 listening 6636 &&
+		ip netns exec "$ns" ip link set bu1 up 2>&1 | grep -q 'Address already in use'
+}
+ktap_test_result "port taken by another socket: ip link set up fails (EADDRINUSE)" taken
 ktap_finished

@@ -7,7 +7,7 @@
 #
 #   IPv4: bareudp ethertype ipv4, port 6640  <->  ipip over fou (ipproto 4)
 #   MPLS: bareudp ethertype mpls_uc, port 6635 <-> mplsip over fou
-#         (ipproto 137); label 100 pushed/popped by tc act_mpls on both
+#         (ipproto 137), endpoints 10.0.1.x; labels pushed/popped by tc act_mpls on both
 #         tunnel devices (egress push + tunnel metadata, ingress pop)
 #
 # Traffic both ways: A's pings go out through bareudp and are decapsulated
@@ -27,6 +27,8 @@ bu_setup
 bu_modules fou ipip act_mpls act_tunnel_key cls_flower
 
 setup() {
+	# the mplsip tunnel needs its own endpoint pair (ipip0 has 10.0.0.x)
+	a ip addr add 10.0.1.1/24 dev a0 && b ip addr add 10.0.1.2/24 dev b0 &&
 	a sh -e -c '
 		ip link add bu0 type bareudp dstport 6640 ethertype ipv4
 		ip link set bu0 up
@@ -37,7 +39,7 @@ setup() {
 		tc qdisc add dev bum clsact
 		tc filter add dev bum egress protocol ip flower \
 			action mpls push protocol mpls_uc label 100 \
-			action tunnel_key set src_ip 10.0.0.1 dst_ip 10.0.0.2 id 0
+			action tunnel_key set src_ip 10.0.1.1 dst_ip 10.0.1.2 id 0
 		tc filter add dev bum ingress protocol mpls_uc flower mpls_label 200 \
 			action mpls pop protocol ip' &&
 	b sh -e -c '
@@ -47,7 +49,7 @@ setup() {
 		ip link set ipip0 up
 		ip route add 192.168.1.1/32 dev ipip0 src 192.168.2.1
 		ip fou add port 6635 ipproto 137
-		ip link add mplsip0 type ipip mode mplsip remote 10.0.0.1 local 10.0.0.2 \
+		ip link add mplsip0 type ipip mode mplsip remote 10.0.1.1 local 10.0.1.2 \
 			ttl 64 encap fou encap-sport auto encap-dport 6635
 		ip link set mplsip0 up
 		ip route add 192.168.11.1/32 dev mplsip0 src 192.168.12.1

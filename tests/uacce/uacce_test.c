@@ -607,16 +607,18 @@ static int mode_churn(const char *dev, int seconds)
 	struct sacc_queue q;
 	int ret;
 
+	/* a zapped mapping (even the header read in sacc_open) raises SIGBUS */
+	sigaction(SIGBUS, &sa, NULL);
 	while (time(NULL) < end) {
 		rounds++;
-		if (sacc_open(&q, dev)) {
-			usleep(1000);
-			continue;
-		}
-		opened++;
-		/* a zapped mapping raises SIGBUS: back here, then close */
-		sigaction(SIGBUS, &sa, NULL);
+		memset(&q, 0, sizeof(q));
+		q.fd = -1;
 		if (sigsetjmp(fault_jmp, 1) == 0) {
+			if (sacc_open(&q, dev)) {
+				usleep(1000);
+				continue;
+			}
+			opened++;
 			ret = data_path(&q, 20, NULL);
 			if (ret > 0) {
 				printf("churn: %d wrong results\n", ret);
@@ -625,7 +627,6 @@ static int mode_churn(const char *dev, int seconds)
 		} else {
 			revoked++;
 		}
-		signal(SIGBUS, SIG_DFL);
 		sacc_close(&q);
 	}
 	printf("churn: %ld rounds, %ld opened, %ld revoked mid-job\n", rounds, opened,
