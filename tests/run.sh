@@ -28,6 +28,13 @@ mapfile -t mods < <(sed -n 's/^BUILT_MODULE_NAME\[[0-9]*\]="\(.*\)"/\1/p' "$bund
 export MW57_TOP=$top MW57_KVER=$kver MW57_LABEL=$label MW57_OUT=$out
 export MW57_BIN=$top/build/userspace/bin
 export PATH=$MW57_BIN:$PATH
+# DKMS compiles through ccache (Debian's DEBIAN_KERNEL_USE_CCACHE knob of
+# the header packages) when the host shares a cache (vmtest-init mounts
+# it): warm runs only rebuild what changed
+if mountpoint -q /mnt/ccache && command -v ccache >/dev/null; then
+	export CCACHE_DIR=/mnt/ccache DEBIAN_KERNEL_USE_CCACHE=1 CCACHE=ccache
+	ccache -M 2G >/dev/null 2>&1
+fi
 
 n=0
 failed=0
@@ -99,6 +106,7 @@ else
 	prefixed dkms build -m "$pkg" -v "$ver" -k "$kver"
 	rc=$?
 	echo "# took $((SECONDS - t0)) s"
+	[ -z "${CCACHE_DIR:-}" ] || echo "# ccache: $(ccache -s 2>/dev/null | grep -iE 'hits|misses' | xargs)"
 	[ $rc -eq 0 ] || dkms_log
 	[ $rc -ne 77 ] || rc=1	# excluded: this kernel must be supported
 	result $rc "dkms: build for $kver"

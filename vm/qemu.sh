@@ -8,7 +8,8 @@
 # a throwaway qcow2 overlay (the cached image is never written; with BASE,
 # the overlay sits on that earlier guest's qcow2 overlay), with the
 # repository shared read-only as "mw57" and RUNDIR shared read-write as
-# "mw57out".  ttyS0 -> RUNDIR/LABEL/console.log, ttyS1 -> RUNDIR/LABEL/
+# "mw57out", and the guest's compiler cache for KVER (outside the repo,
+# under MW57_CACHE) as "mw57ccache".  ttyS0 -> RUNDIR/LABEL/console.log, ttyS1 -> RUNDIR/LABEL/
 # results.tap.  A WARN panics (panic_on_warn=1) and a panic ends QEMU
 # (panic=-1, -no-reboot); a hang ends at the hard timeout (exit 124).
 set -euo pipefail
@@ -28,6 +29,9 @@ fi
 append="root=/dev/vda rw console=ttyS0 init=/sbin/mw57-boot mw57.label=$label"
 append+=" panic=-1 panic_on_warn=1 oops=panic softlockup_panic=0 $extra"
 
+ccache_dir=${MW57_CACHE:-/var/cache/mw57}/guest-ccache/$kver
+mkdir -p "$ccache_dir"
+
 rc=0
 timeout --foreground -k 10 "${minutes}m" qemu-system-x86_64 \
 	-nodefaults -nographic -no-reboot -monitor none \
@@ -37,6 +41,7 @@ timeout --foreground -k 10 "${minutes}m" qemu-system-x86_64 \
 	-drive "file=$kout/overlay.qcow2,if=virtio,format=qcow2,cache=unsafe" \
 	-virtfs "local,path=$top,mount_tag=mw57,security_model=none,readonly=on" \
 	-virtfs "local,path=$run,mount_tag=mw57out,security_model=none" \
+	-virtfs "local,path=$ccache_dir,mount_tag=mw57ccache,security_model=none" \
 	-device virtio-rng-pci \
 	-serial "file:$kout/console.log" \
 	-serial "file:$kout/results.tap" || rc=$?
