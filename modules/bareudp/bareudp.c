@@ -233,7 +233,7 @@ static int bu_open(struct net_device *dev)
 	struct udp_tunnel_sock_cfg cfg = { };
 	struct udp_port_cfg conf = { };
 	struct socket *sock;
-	int err;
+	int err, one = 1;
 
 	/* decided at run time: ipv6.disable=1 still gives IPv4 tunnels */
 	if (ipv6_mod_enabled()) {
@@ -246,6 +246,19 @@ static int bu_open(struct net_device *dev)
 	err = udp_sock_create(bu->net, &conf, &sock);
 	if (err)
 		return err;
+	/*
+	 * IPv4 multicast (multicast MPLS) reaches a socket that has not
+	 * joined the group only with IP_MULTICAST_ALL, which a dual-stack
+	 * IPv6 socket does not set for IPv4 (upstream never receives it).
+	 */
+	if (conf.family == AF_INET6) {
+		err = ip_setsockopt(sock->sk, SOL_IP, IP_MULTICAST_ALL,
+				    KERNEL_SOCKPTR(&one), sizeof(one));
+		if (err) {
+			udp_tunnel_sock_release(sock);
+			return err;
+		}
+	}
 	udp_allow_gso(sock->sk);
 
 	cfg.sk_user_data = bu;
