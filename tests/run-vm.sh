@@ -19,7 +19,7 @@ kernel=all
 suites=()
 keep=0
 out=
-minutes=${MW57_VM_TIMEOUT:-40}
+minutes=${MW57_VM_TIMEOUT:-60}
 append=
 jobs=${MW57_VM_JOBS:-2}
 
