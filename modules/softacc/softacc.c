@@ -567,8 +567,8 @@ static int softacc_probe(struct platform_device *pdev)
 		return PTR_ERR(uacce);
 	/* whatever was negotiated, softacc works on offsets only */
 	if (iface.flags & ~uacce->flags)
-		dev_info(&pdev->dev, "SVA not available, flags %#x\n",
-			 uacce->flags);
+		dev_info(&pdev->dev, "SVA not available: asked %#x, got %#x\n",
+			 iface.flags, uacce->flags);
 	uacce->api_ver = SOFTACC_API;
 	uacce->algs = "crc32c\nmemcpy\nnop";
 	uacce->qf_pg_num[UACCE_QFRT_MMIO] = 1;
