@@ -123,24 +123,17 @@ setting() {
 	)
 }
 
-# suites_for LABEL: the suites of the main boot of this kernel (a suite's
-# settings may name its kernels, e.g. kernels="6.1", when one is enough);
-# boot_suites_for LABEL: those that need their own kernel command line
+# suites_for LABEL [boot]: the suites of the main boot of this kernel (a
+# suite's settings may name its kernels, e.g. kernels="6.1", when one is
+# enough); with "boot", those that need their own kernel command line
 # (boot="ipv6.disable=1"), each booted afterwards on the main boot's disk
 suites_for() {
-	local s k
+	local s k b
 	for s in "${suites[@]}"; do
 		k=$(setting "$s" kernels)
 		[ -z "$k" ] || [[ " $k " == *" $1 "* ]] || continue
-		[ -z "$(setting "$s" boot)" ] && echo "$s"
-	done
-}
-boot_suites_for() {
-	local s k
-	for s in "${suites[@]}"; do
-		k=$(setting "$s" kernels)
-		[ -z "$k" ] || [[ " $k " == *" $1 "* ]] || continue
-		[ -n "$(setting "$s" boot)" ] && echo "$s"
+		b=$(setting "$s" boot)
+		if [ "${2:-}" = boot ]; then [ -n "$b" ]; else [ -z "$b" ]; fi && echo "$s"
 	done
 }
 
@@ -161,7 +154,7 @@ boot() { # boot LABEL: the main guest of a kernel, then its boot suites
 	local label=$1 kver s
 	kver=$(awk -v l="$label" '$1 == l { print $2 }' "$img/kernels")
 	guest "$label" "$kver" "$(suites_for "$label" | xargs echo)" "$append"
-	for s in $(boot_suites_for "$label"); do
+	for s in $(suites_for "$label" boot); do
 		guest "$label+$s" "$kver" "$s" "$append $(setting "$s" boot)" \
 			"$run/$label/overlay.qcow2"
 		[ "$keep" = 1 ] || rm -f "$run/$label+$s/overlay.qcow2"
