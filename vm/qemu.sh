@@ -12,6 +12,8 @@
 # under MW57_CACHE) as "mw57ccache".  ttyS0 -> RUNDIR/LABEL/console.log, ttyS1 -> RUNDIR/LABEL/
 # results.tap.  A WARN panics (panic_on_warn=1) and a panic ends QEMU
 # (panic=-1, -no-reboot); a hang ends at the hard timeout (exit 124).
+# MW57_KERNEL_DIR, when set, holds vmlinuz-KVER (and no initrd: the debug
+# kernel has its boot drivers built in) instead of the image directory.
 set -euo pipefail
 
 [ $# -ge 5 ] || { echo "usage: $0 IMAGEDIR KVER LABEL RUNDIR MINUTES [APPEND [BASE]]" >&2; exit 2; }
@@ -29,6 +31,10 @@ fi
 append="root=/dev/vda rw console=ttyS0 init=/sbin/mw57-boot mw57.label=$label"
 append+=" panic=-1 panic_on_warn=1 oops=panic softlockup_panic=0 $extra"
 
+kdir=${MW57_KERNEL_DIR:-$img}
+initrd=()
+[ ! -f "$kdir/initrd.img-$kver" ] || initrd=(-initrd "$kdir/initrd.img-$kver")
+
 ccache_dir=${MW57_CACHE:-/var/cache/mw57}/guest-ccache/$kver
 mkdir -p "$ccache_dir"
 
@@ -36,7 +42,7 @@ rc=0
 timeout --foreground -k 10 "${minutes}m" qemu-system-x86_64 \
 	-nodefaults -nographic -no-reboot -monitor none \
 	-machine q35 -cpu max -accel tcg,thread=multi -smp 2 -m 2048 \
-	-kernel "$img/vmlinuz-$kver" -initrd "$img/initrd.img-$kver" \
+	-kernel "$kdir/vmlinuz-$kver" "${initrd[@]}" \
 	-append "$append" \
 	-drive "file=$kout/overlay.qcow2,if=virtio,format=qcow2,cache=unsafe" \
 	-virtfs "local,path=$top,mount_tag=mw57,security_model=none,readonly=on" \
