@@ -5,8 +5,11 @@
 # The main job: build or reuse the guest image, boot each Debian kernel in
 # QEMU (TCG), `dkms install` the bundle inside, load the modules, run the
 # suites, and print a summary ending in "N passed, N failed, N skipped".
+# The third kernel, "debug", is the patched 6.1 debug kernel (KASAN,
+# lockdep, kmemleak, UBSAN; kbuild/debug-kernel.sh builds or reuses it):
+# the guest installs its .debs, then proceeds as for Debian's kernels.
 #
-#   tests/run-vm.sh [--kernel 6.1|6.12|all] [--suite NAME]... [--keep]
+#   tests/run-vm.sh [--kernel 6.1|6.12|debug|all] [--suite NAME]... [--keep]
 #                   [--out DIR] [--timeout MINUTES] [--append ARGS] [--jobs N]
 #
 # Logs (console.log, results.tap, dmesg.txt, dkms-make.log) land in one
@@ -24,7 +27,7 @@ append=
 jobs=${MW57_VM_JOBS:-2}
 
 usage() {
-	sed -n '9,10p' "$0" | sed 's/^# *//' >&2
+	sed -n '12,13p' "$0" | sed 's/^# *//' >&2
 	exit 2
 }
 
@@ -44,8 +47,8 @@ while [ $# -gt 0 ]; do
 done
 
 case $kernel in
-all) labels=(6.1 6.12) ;;
-6.1 | 6.12) labels=("$kernel") ;;
+all) labels=(6.1 6.12 debug) ;;
+6.1 | 6.12 | debug) labels=("$kernel") ;;
 *) usage ;;
 esac
 
@@ -150,9 +153,27 @@ guest() {
 	echo "run-vm: $label: qemu exit $rc after $(($(date +%s) - start)) s"
 }
 
+# debug_kernel: build or reuse the debug kernel, hand its .debs to the
+# guest (vmtest-init installs them) and print its directory
+debug_kernel() {
+	local dk
+	dk=$("$top/kbuild/debug-kernel.sh") || return 1
+	mkdir -p "$run/kernel-debs"
+	cp "$dk"/*.deb "$run/kernel-debs/"
+	echo "$dk"
+}
+
 boot() { # boot LABEL: the main guest of a kernel, then its boot suites
 	local label=$1 kver s
-	kver=$(awk -v l="$label" '$1 == l { print $2 }' "$img/kernels")
+	if [ "$label" = debug ]; then
+		# in this job, so that a cold build overlaps the other guests
+		MW57_KERNEL_DIR=$(debug_kernel) ||
+			{ echo "run-vm: debug: no debug kernel" >&2; return 1; }
+		export MW57_KERNEL_DIR
+		kver=$(cat "$MW57_KERNEL_DIR/kernelrelease")
+	else
+		kver=$(awk -v l="$label" '$1 == l { print $2 }' "$img/kernels")
+	fi
 	guest "$label" "$kver" "$(suites_for "$label" | xargs echo)" "$append"
 	for s in $(suites_for "$label" boot); do
 		guest "$label+$s" "$kver" "$s" "$append $(setting "$s" boot)" \
@@ -167,8 +188,14 @@ echo "run-vm: run directory $run"
 # The guests run side by side (--jobs, default 2): much of a suite waits on
 # the guest's timers (enumeration, fuzz duration, ping), so two guests
 # share the two host cores better than one after the other.
+# The debug kernel's guest is the slowest (and may first build its
+# kernel): it starts first.
+launch=()
+for label in debug 6.1 6.12; do
+	[[ " ${labels[*]} " == *" $label "* ]] && launch+=("$label")
+done
 pids=()
-for label in "${labels[@]}"; do
+for label in "${launch[@]}"; do
 	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
 	boot "$label" &
 	pids+=($!)

@@ -80,8 +80,16 @@ done
 # that boot's DKMS install
 reuse=0
 [ -f "$out/reuse-install" ] && reuse=1
+# kmemleak (the debug kernel): forget what boot left behind; the final
+# checks scan for what this run leaked
+kmemleak=/sys/kernel/debug/kmemleak
+leakcheck=0
+if [ -w "$kmemleak" ]; then
+	leakcheck=1
+	echo clear >"$kmemleak"
+fi
 echo "TAP version 13"
-echo "1..$((3 * (1 - reuse) + ${#mods[@]} + ntests + 2))"
+echo "1..$((3 * (1 - reuse) + ${#mods[@]} + ntests + 2 + leakcheck))"
 echo "# mw57 $ver on $kver ($label), suites: ${suites[*]}"
 
 # --- DKMS -----------------------------------------------------------------
@@ -173,6 +181,17 @@ if grep -E "$pattern" "$out/dmesg.txt" >"$out/splats.txt"; then
 	result 1 "kernel: log has no splat"
 else
 	result 0 "kernel: log has no splat"
+fi
+
+if [ "$leakcheck" = 1 ]; then
+	# two scans: an object is reported once it looked unreferenced twice
+	echo scan >"$kmemleak"
+	echo scan >"$kmemleak"
+	cat "$kmemleak" >"$out/kmemleak.txt"
+	leaks=$(grep -c '^unreferenced object' "$out/kmemleak.txt")
+	echo "# kmemleak: $leaks unreferenced objects (kmemleak.txt)"
+	head -n 40 "$out/kmemleak.txt" | sed 's/^/#   /'
+	result $((leaks ? 1 : 0)) "kernel: kmemleak reports no leak"
 fi
 
 echo "# vmtest: done"
