@@ -1,0 +1,16 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Copyright (C) 2026 The mw57 authors.
+#
+# Our bareudp against the reference bareudp of the debug kernel: the
+# kernel's selftest and our behaviour tests, once with each.
+set -u
+cd "$(dirname "$0")" || exit 1
+# shellcheck source=../lib/ktap.sh
+. ../lib/ktap.sh
+# shellcheck source=lib.sh
+. ./lib.sh
+
+ktap_print_header
+[ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root"
+ref_compare bareudp bareudp selftest.sh config.sh traffic.sh mpls.sh ecn.sh mtu.sh interop.sh
