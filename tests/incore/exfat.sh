@@ -36,6 +36,8 @@ ktap_test_result "exfat is fs/exfat ($path)" \
 staging=$(find "$mods" -path '*staging*' -name '*exfat*' 2>/dev/null)
 ktap_test_result "no staging exFAT module${staging:+ ($staging)}" test -z "$staging"
 
+# loop is a module on Debian: without it, no /dev/loop-control
+modprobe loop 2>/dev/null
 truncate -s 64M "$tmp/img"
 mkdir "$tmp/mnt"
 loop=$(losetup --find --show "$tmp/img" 2>&1) || {

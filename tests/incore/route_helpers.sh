@@ -10,7 +10,7 @@
 #   $A lo fd00:fa::1 --- a0 fd00:1::1 <-> b0 fd00:1::2 --- $B lo fd00:fb::2
 #                    \-- a1 fd00:2::1 <-> b1 fd00:2::2 --/
 #
-# The main table sends fd00:fb::2 over a0; "ipproto udp dport 6081 lookup
+# The main table sends fd00:fb::2 over a0; "ipproto 17 dport 6081 lookup
 # 100" sends geneve's packets over a1.  On the patched 6.1 this is the
 # converted geneve on the completed helper API; on Debian's kernels the
 # same behaviour is the reference.
@@ -80,29 +80,32 @@ ktap_print_msg "without a rule: a0 +$d0, a1 +$d1 packets"
 ktap_test_result "geneve over IPv6 passes traffic (main table: a0)" \
 	test "$ok" = 1 -a "$d0" -ge 20 -a "$d1" -lt 20
 
-for x in A B; do
-	ip netns exec "${!x}" ip -6 rule add pref 100 ipproto udp dport 6081 lookup 100
-done
+# rule SELECTOR...: replace both namespaces' rule 100 (ipproto 17:
+# the guest has no /etc/protocols to resolve "udp")
+rule() {
+	local x
+	for x in A B; do
+		ip netns exec "${!x}" ip -6 rule del pref 100 2>/dev/null
+		ip netns exec "${!x}" ip -6 rule add pref 100 ipproto 17 "$@" lookup 100 ||
+			ktap_exit_fail_msg "cannot add the rule '$*'"
+	done
+}
+
+rule dport 6081
 ping_over 20
-ktap_print_msg "with 'ipproto udp dport 6081 lookup 100': a0 +$d0, a1 +$d1 packets"
+ktap_print_msg "with 'ipproto 17 dport 6081 lookup 100': a0 +$d0, a1 +$d1 packets"
 ktap_test_result "a destination-port policy rule steers geneve (a1)" \
 	test "$ok" = 1 -a "$d1" -ge 20 -a "$d0" -lt 20
 
 # a rule on another port must not match the tunnel
-for x in A B; do
-	ip netns exec "${!x}" ip -6 rule del pref 100
-	ip netns exec "${!x}" ip -6 rule add pref 100 ipproto udp dport 6082 lookup 100
-done
+rule dport 6082
 ping_over 20
 ktap_print_msg "with 'dport 6082 lookup 100': a0 +$d0, a1 +$d1 packets"
 ktap_test_result "a rule on another port leaves geneve on the main table" \
 	test "$ok" = 1 -a "$d0" -ge 20 -a "$d1" -lt 20
 
 # the source port: geneve hashes it from the flow into 1..65535
-for x in A B; do
-	ip netns exec "${!x}" ip -6 rule del pref 100
-	ip netns exec "${!x}" ip -6 rule add pref 100 ipproto udp sport 1-65535 lookup 100
-done
+rule sport 1-65535
 ping_over 20
 ktap_print_msg "with 'sport 1-65535 lookup 100': a0 +$d0, a1 +$d1 packets"
 ktap_test_result "a source-port policy rule steers geneve (a1)" \
