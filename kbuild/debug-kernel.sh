@@ -55,6 +55,8 @@ done
 export KBUILD_BUILD_TIMESTAMP="$srcver" KBUILD_BUILD_USER=mw57 KBUILD_BUILD_HOST=mw57
 export KBUILD_BUILD_VERSION=1 CCACHE_DIR=$cache/kernel-ccache CCACHE_BASEDIR=$work
 export CCACHE_NOHASHDIR=1
+# gzip .debs: the TCG guest unpacks them, and xz is slow to decompress there
+export KDEB_COMPRESS=gzip
 ccache -M 8G >/dev/null
 mk() { make -C "$src" -j"$(nproc)" CC="ccache gcc" "$@"; }
 
