@@ -67,6 +67,13 @@ for tool in qemu-system-x86_64 qemu-img debootstrap mkfs.ext4 gcc; do
 	command -v "$tool" >/dev/null || { make -C "$top" deps; break; }
 done
 
+# A cold debug kernel build (about 20 min) overlaps the image build and
+# the bundle preparation; the debug guest's job below calls the script
+# again, which waits on its lock and then finds the result cached.
+if [[ " ${labels[*]} " == *" debug "* ]]; then
+	"$top/kbuild/debug-kernel.sh" >/dev/null &
+fi
+
 img=$("$top/vm/image.sh")
 run=${out:-$top/build/vmtest/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$run"
