@@ -56,6 +56,13 @@ prefixed() { # run a command, its output as TAP diagnostics
 	return "${PIPESTATUS[0]}"
 }
 
+tee_run() { # tee_run FILE CMD...: run CMD, its output also into FILE
+	local f=$1
+	shift
+	"$@" 2>&1 | tee "$f"
+	return "${PIPESTATUS[0]}"
+}
+
 settings() { # settings SUITE KEY -> value from tests/SUITE/settings
 	(
 		# shellcheck disable=SC2034 # read by the eval below
@@ -145,7 +152,11 @@ run_test() { # run_test SUITE TEST
 	# no --foreground: on expiry timeout signals the test's whole process
 	# group, so a child left behind cannot hold the output pipe open
 	t0=$SECONDS
-	(cd "$top/tests/$1" && prefixed timeout -k 10 "$tmo" "./$2" </dev/null)
+	# the raw output is kept for later suites (tests/reference compares
+	# it with the reference module's run of the same test)
+	mkdir -p "$out/tap/$1"
+	(cd "$top/tests/$1" && prefixed tee_run "$out/tap/$1/$2" \
+		timeout -k 10 "$tmo" "./$2" </dev/null)
 	rc=$?
 	echo "# took $((SECONDS - t0)) s"
 	case $rc in
