@@ -29,8 +29,16 @@ cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/wait.sh
 . ../lib/wait.sh
 
-ROUNDS=${BENCH_ROUNDS:-5}
-SECS=${BENCH_SECS:-5}
+# kernel command line (tests/run-vm.sh --append): mw57.bench_rounds=N,
+# mw57.bench_secs=N
+ROUNDS=5 SECS=5
+read -r -a cmdline </proc/cmdline
+for arg in "${cmdline[@]}"; do
+	case $arg in
+	mw57.bench_rounds=*) ROUNDS=${arg#*=} ;;
+	mw57.bench_secs=*) SECS=${arg#*=} ;;
+	esac
+done
 VARIANTS="plain bareudp geneve bu-route fou"
 C=bb-c-$$ R1=bb-r1-$$ R2=bb-r2-$$ S=bb-s-$$
 
@@ -152,6 +160,22 @@ print(sys.argv[2], "udp64", (s["packets"] - s["lost_packets"]) / s["seconds"] / 
 		awk -v v="$1" '{ print v, "rr", $1 / $2 }' >>"$tmp/samples"
 }
 
+# profile VARIANT WORKLOAD: the kernel's top symbols (self time, all CPUs)
+# while WORKLOAD (tcp or udp64) runs through VARIANT
+profile() {
+	local perf
+	setup "$1" || return 1
+	perf record -q -a -e cpu-clock -F 999 -o "$tmp/perf.data" \
+		-- sleep $((SECS + 3)) >/dev/null 2>&1 &
+	perf=$!
+	if [ "$2" = tcp ]; then iperf >/dev/null; else iperf -u -l 64 -b 0 >/dev/null; fi
+	wait "$perf"
+	echo "== $1 $2"
+	perf report -i "$tmp/perf.data" --stdio --no-children --sort sym \
+		--percent-limit 0.7 2>/dev/null | grep -v -e '^#' -e '^$' | head -n 45
+	teardown
+}
+
 ktap_set_plan 1
 : >"$tmp/samples"
 for r in $(seq "$ROUNDS"); do
@@ -197,5 +221,14 @@ ktap_print_msg "rounds $ROUNDS x ${SECS} s per sample, medians:"
 ktap_print_msg "$(cat "$tmp/table")"
 cp "$tmp/table" "${MW57_OUT:-/tmp}/bench-bareudp.txt"
 cp "$tmp/samples" "${MW57_OUT:-/tmp}/bench-bareudp.samples"
+# where the time goes, to explain a ratio (not part of the medians)
+if command -v perf >/dev/null; then
+	for w in udp64 tcp; do
+		for v in bareudp geneve bu-route fou plain; do
+			profile "$v" "$w" || ktap_exit_fail_msg "profile of $v $w failed"
+		done
+	done >"${MW57_OUT:-/tmp}/bench-bareudp-profile.txt"
+	ktap_print_msg "profiles: bench-bareudp-profile.txt"
+fi
 ktap_test_pass "benchmark ran: $(wc -l <"$tmp/samples") samples"
 ktap_finished
