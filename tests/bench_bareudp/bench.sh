@@ -160,19 +160,31 @@ print(sys.argv[2], "udp64", (s["packets"] - s["lost_packets"]) / s["seconds"] / 
 		awk -v v="$1" '{ print v, "rr", $1 / $2 }' >>"$tmp/samples"
 }
 
-# profile VARIANT WORKLOAD: the kernel's top symbols (self time, all CPUs)
-# while WORKLOAD (tcp or udp64) runs through VARIANT
+# profile VARIANT WORKLOAD: the kernel's top symbols by self time while
+# WORKLOAD (tcp or udp64) runs through VARIANT.  perf samples SECS seconds
+# from 2 s into a longer run (setup and iperf3's start stay out); idle
+# samples are dropped and the rest renormalised to 100 %.
 profile() {
-	local perf
+	local wl
 	setup "$1" || return 1
+	if [ "$2" = tcp ]; then
+		iperf -t $((SECS + 6)) >/dev/null &
+	else
+		iperf -u -l 64 -b 0 -t $((SECS + 6)) >/dev/null &
+	fi
+	wl=$!
+	wait_for 20 sh -c "ip netns exec $C ss -Htun | grep -q ':5201'"
+	sleep 2	# a warm-up before sampling, not a wait for a condition
 	perf record -q -a -e cpu-clock -F 999 -o "$tmp/perf.data" \
-		-- sleep $((SECS + 3)) >/dev/null 2>&1 &
-	perf=$!
-	if [ "$2" = tcp ]; then iperf >/dev/null; else iperf -u -l 64 -b 0 >/dev/null; fi
-	wait "$perf"
-	echo "== $1 $2"
+		-- sleep "$SECS" >/dev/null 2>&1
+	wait "$wl"
+	echo "== $1 $2 (% of non-idle samples)"
 	perf report -i "$tmp/perf.data" --stdio --no-children --sort sym \
-		--percent-limit 0.7 2>/dev/null | grep -v -e '^#' -e '^$' | head -n 45
+		2>/dev/null | grep -E '^ +[0-9.]+%' |
+		grep -v -E 'safe_halt|default_idle|cpuidle|do_idle|mwait' |
+		awk '{ p[NR] = $1 + 0; $1 = ""; l[NR] = $0; t += p[NR] }
+		     END { for (i = 1; i <= NR && i <= 40; i++)
+			printf "%6.2f%% %s\n", 100 * p[i] / t, l[i] }'
 	teardown
 }
 
