@@ -147,6 +147,17 @@ suites_for() {
 	done
 }
 
+# guest_nice LABEL: the debug kernel's build and guest are the critical
+# path of a run with all kernels (the longest job, starting last): the
+# other guests yield the CPU to them and take what is left
+guest_nice() {
+	if [[ " ${labels[*]} " == *" debug "* ]] && [[ $1 != debug* ]]; then
+		echo 10
+	else
+		echo 0
+	fi
+}
+
 # guest LABEL KVER SUITES APPEND [BASE]: one QEMU run; with BASE (the disk
 # of an earlier boot, DKMS install done) the guest reuses that install
 guest() {
@@ -156,7 +167,8 @@ guest() {
 	[ -z "${5:-}" ] || : >"$run/$label/reuse-install"
 	echo "run-vm: $label: booting $kver (timeout ${minutes} min), suites: $3${4:+, append: $4}"
 	start=$(date +%s)
-	"$top/vm/qemu.sh" "$img" "$kver" "$label" "$run" "$minutes" "$4" "${5:-}" || rc=$?
+	nice -n "$(guest_nice "$label")" "$top/vm/qemu.sh" "$img" "$kver" "$label" \
+		"$run" "$minutes" "$4" "${5:-}" || rc=$?
 	echo "run-vm: $label: qemu exit $rc after $(($(date +%s) - start)) s"
 }
 
