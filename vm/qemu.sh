@@ -30,6 +30,9 @@ fi
 
 append="root=/dev/vda rw console=ttyS0 init=/sbin/mw57-boot mw57.label=$label"
 append+=" panic=-1 panic_on_warn=1 oops=panic softlockup_panic=0 $extra"
+# the end-of-run splat check reads dmesg: keep the whole run in the buffer
+# (the default 128-256 KiB wrapped after about 20 minutes of suites)
+append+=" log_buf_len=16M"
 
 kdir=${MW57_KERNEL_DIR:-$img}
 initrd=()
