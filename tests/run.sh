@@ -51,15 +51,12 @@ result() { # result RC DESC [DIRECTIVE]
 	fi
 }
 
-prefixed() { # run a command, its output as TAP diagnostics
-	"$@" 2>&1 | sed -u 's/^/# /'
-	return "${PIPESTATUS[0]}"
-}
-
-tee_run() { # tee_run FILE CMD...: run CMD, its output also into FILE
-	local f=$1
-	shift
-	"$@" 2>&1 | tee "$f"
+# prefixed [--keep FILE] CMD...: run a command, its output as TAP
+# diagnostics (and, with --keep, unprefixed into FILE as well)
+prefixed() {
+	local keep=/dev/null
+	[ "$1" != --keep ] || { keep=$2; shift 2; }
+	"$@" 2>&1 | tee "$keep" | sed -u 's/^/# /'
 	return "${PIPESTATUS[0]}"
 }
 
@@ -170,7 +167,7 @@ run_test() { # run_test SUITE TEST
 	# the raw output is kept for later suites (tests/reference compares
 	# it with the reference module's run of the same test)
 	mkdir -p "$out/tap/$1"
-	(cd "$top/tests/$1" && prefixed tee_run "$out/tap/$1/$2" \
+	(cd "$top/tests/$1" && prefixed --keep "$out/tap/$1/$2" \
 		timeout -k 10 "$tmo" "./$2" </dev/null)
 	rc=$?
 	echo "# took $((SECONDS - t0)) s"
