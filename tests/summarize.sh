@@ -10,7 +10,9 @@
 # test whose output carries its own TAP results counts those, any other
 # line counts itself.  A kernel whose stream lacks the sentinel
 # "# vmtest: done" (panic, hang, timeout) or whose plan does not match
-# counts as a failure.  Exit 1 on any failure, and on any skip unless
+# counts as a failure.  Before the totals, each failed test is listed
+# again with its failed checks and the diagnostics just before them, so
+# that the tail of a CI log says why.  Exit 1 on any failure, and on any skip unless
 # MW57_ALLOW_SKIP=1: everything the suites need is in the guest.
 set -u
 
@@ -18,6 +20,8 @@ set -u
 run=$1
 shift
 tp=0 tf=0 ts=0
+details=$(mktemp)
+trap 'rm -f "$details"' EXIT
 
 for label in "$@"; do
 	tap=$run/$label/results.tap
@@ -67,10 +71,16 @@ for label in "$@"; do
 		[ -f "$run/$label/qemu.rc" ] && [ "$(cat "$run/$label/qemu.rc")" = 124 ] &&
 			echo "        qemu was stopped by the VM timeout"
 	fi
+	# why each failed test failed, gathered for the end of the output
+	tr -d '\r' <"$tap" | awk -v label="$label" -f "$(dirname "$0")/failure-details.awk" >>"$details"
 	read -r _ p f s < <(grep '^COUNTS ' <<<"$table")
 	echo "kernel $label: $p passed, $f failed, $s skipped"
 	tp=$((tp + p)) tf=$((tf + f)) ts=$((ts + s))
 done
+if [ -s "$details" ]; then
+	echo "failures (last lines of each failed test's output):"
+	cat "$details"
+fi
 echo "logs: $run"
 echo "$tp passed, $tf failed, $ts skipped"
 [ "$tf" -eq 0 ] || exit 1
