@@ -173,7 +173,13 @@ profile() {
 		iperf -u -l 64 -b 0 -t $((SECS + 6)) >/dev/null &
 	fi
 	wl=$!
-	wait_for 20 sh -c "ip netns exec $C ss -Htun | grep -q ':5201'"
+	# a client that never connects would give an idle profile
+	if ! wait_for 20 sh -c "ip netns exec $C ss -Htun | grep -q ':5201'"; then
+		kill "$wl" 2>/dev/null
+		wait "$wl"
+		teardown
+		return 1
+	fi
 	sleep 2	# a warm-up before sampling, not a wait for a condition
 	perf record -q -a -e cpu-clock -F 999 -o "$tmp/perf.data" \
 		-- sleep "$SECS" >/dev/null 2>&1
