@@ -69,9 +69,11 @@ done
 
 # A cold debug kernel build (about 20 min) overlaps the image build and
 # the bundle preparation; the debug guest's job below calls the script
-# again, which waits on its lock and then finds the result cached.
+# again, which waits on its lock and then finds the result cached.  Not a
+# job of this shell: the guest slots below count jobs, and the stock guests
+# (at nice 10) are to run beside the build, not after it.
 if [[ " ${labels[*]} " == *" debug "* ]]; then
-	"$top/kbuild/debug-kernel.sh" >/dev/null &
+	("$top/kbuild/debug-kernel.sh" >/dev/null &)
 fi
 
 img=$("$top/vm/image.sh")
