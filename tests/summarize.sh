@@ -37,6 +37,20 @@ for label in "$@"; do
 			else F++
 			np = nf = ns = 0
 		}
+		# why a test failed: its failed checks with up to three lines
+		# before each, or (none failed: a crash, a timeout, a failed
+		# setup) its last five lines; at most 20 lines a test
+		function detail(name,   i, j, n, shown) {
+			print "DETAIL   " label ": " name
+			for (i = 0; i < nb && n < 20; i++)
+				if (body[i] ~ /^# not ok [0-9]+ /)
+					for (j = (i > 3 ? i - 3 : 0); j <= i && n < 20; j++)
+						if (!(j in shown)) { print "DETAIL       " body[j]; shown[j] = 1; n++ }
+			if (n == 0)
+				for (i = (nb > 5 ? nb - 5 : 0); i < nb; i++)
+					print "DETAIL       " body[i]
+		}
+		!/^(ok|not ok) [0-9]+ / { body[nb++] = $0 }
 		/^1\.\.[0-9]+/ && !plan { plan = substr($1, 4) + 0; next }
 		/^# vmtest: done/ { done = 1; next }
 		/^# (ok|not ok) [0-9]+ / {
@@ -48,8 +62,11 @@ for label in "$@"; do
 		/^(ok|not ok) [0-9]+ / {
 			top++
 			st = ($1 == "ok") ? (($0 ~ /# SKIP/) ? 2 : 1) : 0
-			printf "  %-5s %s\n", (st == 1 ? "ok" : st == 2 ? "SKIP" : "FAIL"), \
-				substr($0, index($0, label ": ") + length(label) + 2)
+			name = substr($0, index($0, label ": ") + length(label) + 2)
+			printf "  %-5s %s\n", (st == 1 ? "ok" : st == 2 ? "SKIP" : "FAIL"), name
+			if (st == 0)
+				detail(name)
+			nb = 0
 			flush(st)
 		}
 		END {
@@ -62,7 +79,7 @@ for label in "$@"; do
 			}
 			print "COUNTS", P + 0, F + 0, S + 0
 		}')
-	grep -v '^COUNTS ' <<<"$table"
+	grep -v -E '^(COUNTS|DETAIL) ' <<<"$table"
 	# an unfinished guest: say why when the console knows
 	if ! grep -q '^# vmtest: done' "$tap" 2>/dev/null; then
 		why=$(grep -a -m1 -E 'Kernel panic|BUG:|WARNING:' "$run/$label/console.log" 2>/dev/null |
@@ -72,7 +89,7 @@ for label in "$@"; do
 			echo "        qemu was stopped by the VM timeout"
 	fi
 	# why each failed test failed, gathered for the end of the output
-	tr -d '\r' <"$tap" | awk -v label="$label" -f "$(dirname "$0")/failure-details.awk" >>"$details"
+	sed -n 's/^DETAIL //p' <<<"$table" >>"$details"
 	read -r _ p f s < <(grep '^COUNTS ' <<<"$table")
 	echo "kernel $label: $p passed, $f failed, $s skipped"
 	tp=$((tp + p)) tf=$((tf + f)) ts=$((ts + s))
