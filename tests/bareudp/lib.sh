@@ -84,12 +84,14 @@ bu_both() {
 }
 
 # bu_capture NS IFACE FILTER CMD...: run CMD (a traffic generator, one
-# packet per call) until tcpdump -v in NS on IFACE has seen one packet
-# matching FILTER (tcpdump is slow to start under TCG); print it.
+# packet per call) until tcpdump -v in NS has seen one packet arriving on
+# IFACE that matches FILTER (tcpdump is slow to start under TCG); print
+# it.  Arriving only: the peer's reply to the same port also matches a
+# port filter, and is all tcpdump sees when it misses the request.
 bu_capture() {
 	local ns=$1 ifc=$2 filter=$3 t i
 	shift 3
-	ip netns exec "$ns" timeout 30 tcpdump -l -n -v -c 1 -i "$ifc" "$filter" \
+	ip netns exec "$ns" timeout 30 tcpdump -l -n -v -c 1 -Q in -i "$ifc" "$filter" \
 		>"$bu_tmp/cap" 2>/dev/null &
 	t=$!
 	for i in $(seq 100); do
