@@ -28,11 +28,14 @@ mapfile -t mods < <(sed -n 's/^BUILT_MODULE_NAME\[[0-9]*\]="\(.*\)"/\1/p' "$bund
 export MW57_TOP=$top MW57_KVER=$kver MW57_LABEL=$label MW57_OUT=$out
 export MW57_BIN=$top/build/userspace/bin
 export PATH=$MW57_BIN:$PATH
-# DKMS compiles through ccache (Debian's DEBIAN_KERNEL_USE_CCACHE knob of
-# the header packages) when the host shares a cache (vmtest-init mounts
-# it): warm runs only rebuild what changed
+# DKMS compiles through ccache when the host shares a cache (vmtest-init
+# mounts it): warm runs only rebuild what changed.  Debian's header
+# packages have a knob for it (DEBIAN_KERNEL_USE_CCACHE); headers from
+# `make bindeb-pkg` (the debug kernel) call plain gcc, found in PATH.
 if mountpoint -q /mnt/ccache && command -v ccache >/dev/null; then
 	export CCACHE_DIR=/mnt/ccache DEBIAN_KERNEL_USE_CCACHE=1 CCACHE=ccache
+	[ -f "/lib/modules/$kver/build/.kernelvariables" ] ||
+		export PATH=/usr/lib/ccache:$PATH
 	ccache -M 2G >/dev/null 2>&1
 fi
 
