@@ -20,7 +20,7 @@
 # payloads (packets received per second), and a request/response rate
 # (flood ping: one echo in flight).  Rounds interleave the variants; the
 # table prints medians and the ratios bareudp/geneve, bareudp/fou and
-# bareudp/plain.  Absolute numbers mean little under TCG.  Output: TAP
+# bareudp/plain, then each ratio's range over the rounds.  Absolute numbers mean little under TCG.  Output: TAP
 # diagnostics and $MW57_OUT/bench-bareudp.txt.
 set -u
 cd "$(dirname "$0")" || exit 1
@@ -232,6 +232,19 @@ for ours, peer, tg in pairs:
         t = tg.get(w)
         cells.append(f"{r:6.2f}" + ("      " if t is None else (" ok   " if r >= t else " LOW  ")))
     print(f"{ours + '/' + peer:18}" + "".join(f"{c:>12}" for c in cells))
+# The noise: the same ratio within each round (variants of a round run
+# minutes apart, not at once), lowest to highest, and how many rounds
+# meet the target.  A miss inside this range cannot be told from noise.
+print()
+print(f"{'per round':18}" + "".join(f"{w:>16}" for w in ("tcp", "udp64", "rr")))
+for ours, peer, tg in pairs:
+    cells = []
+    for w in ("tcp", "udp64", "rr"):
+        r = [a / b for a, b in zip(s[(ours, w)], s[(peer, w)])]
+        t = tg.get(w)
+        met = "" if t is None else f" {sum(x >= t for x in r)}/{len(r)}"
+        cells.append(f"{min(r):.2f}-{max(r):.2f}{met}")
+    print(f"{ours + '/' + peer:18}" + "".join(f"{c:>16}" for c in cells))
 print("units: " + ", ".join(f"{w} {u}" for w, u in units.items()))
 print("targets: bareudp/geneve and bareudp/fou >= 1.0 on tcp and udp64, bareudp/plain >= 0.85 on tcp")
 PY
