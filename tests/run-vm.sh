@@ -160,13 +160,12 @@ guest_nice() {
 	fi
 }
 
-# guest LABEL KVER SUITES APPEND [BASE]: one QEMU run; with BASE (the disk
-# of an earlier boot, DKMS install done) the guest reuses that install
+# guest LABEL KVER SUITES APPEND [BASE]: one QEMU run, on a new layer
+# over BASE (a qcow2 disk) or over the image
 guest() {
 	local label=$1 kver=$2 start rc=0
 	mkdir -p "$run/$label"
 	echo "$3" >"$run/$label/suites"
-	[ -z "${5:-}" ] || : >"$run/$label/reuse-install"
 	echo "run-vm: $label: booting $kver (timeout ${minutes} min), suites: $3${4:+, append: $4}"
 	start=$(date +%s)
 	nice -n "$(guest_nice "$label")" "$top/vm/qemu.sh" "$img" "$kver" "$label" \
@@ -184,19 +183,47 @@ debug_kernel() {
 	echo "$dk"
 }
 
+# debug_disk KVER: a qcow2 layer over the image with the debug kernel's
+# .debs installed (minutes under TCG), made by a boot that does only that;
+# print its path.  Cached in the image's directory (a new image drops it),
+# named by the kernel's cache key and the time its .deb was built (a
+# rebuilt kernel gets a new layer).
+debug_disk() {
+	local layer fd
+	layer=$img/disk-$(basename "$MW57_KERNEL_DIR")-$(stat -c %Y "$MW57_KERNEL_DIR"/linux-image-*.deb).qcow2
+	exec {fd}>"$layer.lock"
+	flock "$fd"
+	if [ ! -s "$layer" ]; then
+		guest debug-install "$1" "" "$append mw57.install_only=1" >&2
+		[ -f "$run/debug-install/installed" ] || {
+			echo "run-vm: debug-install: the .debs did not install, see" \
+				"$run/debug-install/console.log and kernel-debs.log" >&2
+			exec {fd}>&-
+			return 1
+		}
+		mv "$run/debug-install/overlay.qcow2" "$layer"
+	fi
+	exec {fd}>&-
+	echo "$layer"
+}
+
 boot() { # boot LABEL: the main guest of a kernel, then its boot suites
-	local label=$1 kver s
+	local label=$1 kver s base=
 	if [ "$label" = debug ]; then
 		# in this job, so that a cold build overlaps the other guests
 		MW57_KERNEL_DIR=$(debug_kernel) ||
 			{ echo "run-vm: debug: no debug kernel" >&2; return 1; }
 		export MW57_KERNEL_DIR
 		kver=$(cat "$MW57_KERNEL_DIR/kernelrelease")
+		base=$(debug_disk "$kver") || return 1
 	else
 		kver=$(awk -v l="$label" '$1 == l { print $2 }' "$img/kernels")
 	fi
-	guest "$label" "$kver" "$(suites_for "$label" | xargs echo)" "$append"
+	guest "$label" "$kver" "$(suites_for "$label" | xargs echo)" "$append" "$base"
+	# each boot suite on the main boot's disk, reusing its DKMS install
 	for s in $(suites_for "$label" boot); do
+		mkdir -p "$run/$label+$s"
+		: >"$run/$label+$s/reuse-install"
 		guest "$label+$s" "$kver" "$s" "$append $(setting "$s" boot)" \
 			"$run/$label/overlay.qcow2"
 		[ "$keep" = 1 ] || rm -f "$run/$label+$s/overlay.qcow2"
