@@ -18,10 +18,11 @@
 #
 # Workloads from C to S: iperf3 TCP single stream, iperf3 UDP with 64-byte
 # payloads (packets received per second), and a request/response rate
-# (flood ping: one echo in flight).  Rounds interleave the variants; the
-# table prints medians and the ratios bareudp/geneve, bareudp/fou and
-# bareudp/plain, then each ratio's range over the rounds.  Absolute numbers mean little under TCG.  Output: TAP
-# diagnostics and $MW57_OUT/bench-bareudp.txt.
+# (flood ping: one echo in flight).  Rounds interleave the variants, each
+# round starting one variant later; the table prints medians and the
+# ratios bareudp/geneve, bareudp/fou and bareudp/plain, then each ratio's
+# range over the rounds.  Absolute numbers mean little under TCG.
+# Output: TAP diagnostics and $MW57_OUT/bench-bareudp.txt.
 set -u
 cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/ktap.sh
@@ -196,13 +197,19 @@ profile() {
 
 ktap_set_plan 1
 : >"$tmp/samples"
+# Each round starts one variant later (round 2: bareudp ... fou plain):
+# over the rounds every variant takes every place in the order, so a drift
+# during the run (the guest's rates rise from round to round) does not
+# favour the variants measured last in a round.
+read -r -a order <<<"$VARIANTS"
 for r in $(seq "$ROUNDS"); do
-	for v in $VARIANTS; do
+	for v in "${order[@]}"; do
 		setup "$v" || ktap_exit_fail_msg "round $r: setup of $v failed"
 		measure "$v" "$r" || ktap_exit_fail_msg "round $r: $v: a workload failed"
 		teardown
 	done
-	ktap_print_msg "round $r done"
+	ktap_print_msg "round $r done (${order[*]})"
+	order=("${order[@]:1}" "${order[0]}")
 done
 
 python3 - "$tmp/samples" >"$tmp/table" <<'PY'
