@@ -18,10 +18,12 @@
 #
 # Workloads from C to S: iperf3 TCP single stream, iperf3 UDP with 64-byte
 # payloads (packets received per second), and a request/response rate
-# (flood ping: one echo in flight).  Rounds interleave the variants, each
-# round starting one variant later; the table prints medians and the
-# ratios bareudp/geneve, bareudp/fou and bareudp/plain, then each ratio's
-# range over the rounds.  Absolute numbers mean little under TCG.
+# (flood ping: one echo in flight).  Each variant has its own chain, all
+# set up at the start; a round measures each workload on every variant
+# back to back, each round starting one variant later.  The table prints
+# medians and the ratios bareudp/geneve, bareudp/fou and bareudp/plain,
+# then each ratio's range over the rounds.  Absolute numbers mean little
+# under TCG.
 # Output: TAP diagnostics and $MW57_OUT/bench-bareudp.txt.
 set -u
 cd "$(dirname "$0")" || exit 1
@@ -41,19 +43,19 @@ for arg in "${cmdline[@]}"; do
 	esac
 done
 VARIANTS="plain bareudp geneve bu-route fou"
-C=bb-c-$$ R1=bb-r1-$$ R2=bb-r2-$$ S=bb-s-$$
+C='' R1='' R2='' S=''
+# use VARIANT: the four namespaces of VARIANT's chain become C, R1, R2, S
+# (every variant has its own chain, all set up once)
+use() { C=bb-c-$1-$$ R1=bb-r1-$1-$$ R2=bb-r2-$1-$$ S=bb-s-$1-$$; }
 
 ktap_print_header
 [ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root"
 tmp=$(mktemp -d /tmp/bu-bench.XXXXXX)
-teardown() {
-	local n
-	for n in "$C" "$R1" "$R2" "$S"; do ip netns del "$n" 2>/dev/null; done
-	# netns deletion is asynchronous; the next setup reuses the names
-	wait_for 20 sh -c "! ip netns list | grep -q -- '-$$'"
-}
 cleanup() {
-	teardown
+	local n
+	for n in $(ip netns list | awk '{ print $1 }' | grep -- "^bb-.*-$$\$"); do
+		ip netns del "$n"
+	done
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -94,6 +96,7 @@ tc_tunnel() {
 }
 
 setup() { # setup VARIANT
+	use "$1"
 	setup_base || return 1
 	case $1 in
 	plain)
@@ -147,18 +150,24 @@ iperf() { # iperf ARGS...: one iperf3 run C -> S, JSON on stdout
 	return $rc
 }
 
-measure() { # measure VARIANT ROUND: append "variant workload value" lines
-	iperf >"$tmp/tcp.json" &&
-		python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+measure() { # measure VARIANT WORKLOAD: append a "variant workload value" line
+	use "$1"
+	case $2 in
+	tcp)
+		iperf >"$tmp/tcp.json" &&
+			python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
 print(sys.argv[2], "tcp", d["end"]["sum_received"]["bits_per_second"] / 1e6)' \
-			"$tmp/tcp.json" "$1" >>"$tmp/samples" || return 1
-	iperf -u -l 64 -b 0 >"$tmp/udp.json" &&
-		python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["end"]["sum"]
+				"$tmp/tcp.json" "$1" ;;
+	udp64)
+		iperf -u -l 64 -b 0 >"$tmp/udp.json" &&
+			python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["end"]["sum"]
 print(sys.argv[2], "udp64", (s["packets"] - s["lost_packets"]) / s["seconds"] / 1e3)' \
-			"$tmp/udp.json" "$1" >>"$tmp/samples" || return 1
-	nsx "$C" ping -f -q -c 3000 -W 1 10.3.0.1 >"$tmp/rr" || return 1
-	sed -n 's/.* \([0-9]*\) received.*time \([0-9]*\)ms.*/\1 \2/p' "$tmp/rr" |
-		awk -v v="$1" '{ print v, "rr", $1 / $2 }' >>"$tmp/samples"
+				"$tmp/udp.json" "$1" ;;
+	rr)
+		nsx "$C" ping -f -q -c 3000 -W 1 10.3.0.1 >"$tmp/rr" &&
+			sed -n 's/.* \([0-9]*\) received.*time \([0-9]*\)ms.*/\1 \2/p' "$tmp/rr" |
+			awk -v v="$1" '{ print v, "rr", $1 / $2 }' ;;
+	esac >>"$tmp/samples"
 }
 
 # profile VARIANT WORKLOAD: the kernel's top symbols by self time while
@@ -167,7 +176,7 @@ print(sys.argv[2], "udp64", (s["packets"] - s["lost_packets"]) / s["seconds"] / 
 # samples are dropped and the rest renormalised to 100 %.
 profile() {
 	local wl
-	setup "$1" || return 1
+	use "$1"
 	if [ "$2" = tcp ]; then
 		iperf -t $((SECS + 6)) >/dev/null &
 	else
@@ -178,7 +187,6 @@ profile() {
 	if ! wait_for 20 sh -c "ip netns exec $C ss -Htun | grep -q ':5201'"; then
 		kill "$wl" 2>/dev/null
 		wait "$wl"
-		teardown
 		return 1
 	fi
 	sleep 2	# a warm-up before sampling, not a wait for a condition
@@ -192,21 +200,24 @@ profile() {
 		awk '{ p[NR] = $1 + 0; $1 = ""; l[NR] = $0; t += p[NR] }
 		     END { for (i = 1; i <= NR && i <= 40; i++)
 			printf "%6.2f%% %s\n", 100 * p[i] / t, l[i] }'
-	teardown
 }
 
 ktap_set_plan 1
+for v in $VARIANTS; do
+	setup "$v" || ktap_exit_fail_msg "setup of $v failed"
+done
 : >"$tmp/samples"
-# Each round starts one variant later (round 2: bareudp ... fou plain):
-# over the rounds every variant takes every place in the order, so a drift
-# during the run (the guest's rates rise from round to round) does not
-# favour the variants measured last in a round.
+# The host is shared and its speed drifts over minutes: the samples of one
+# workload are taken back to back, variant after variant, so a slow spell
+# hits them alike; and each round starts one variant later (round 2:
+# bareudp ... fou plain), so over the rounds every variant takes every
+# place in the order and a drift favours none.
 read -r -a order <<<"$VARIANTS"
 for r in $(seq "$ROUNDS"); do
-	for v in "${order[@]}"; do
-		setup "$v" || ktap_exit_fail_msg "round $r: setup of $v failed"
-		measure "$v" "$r" || ktap_exit_fail_msg "round $r: $v: a workload failed"
-		teardown
+	for w in tcp udp64 rr; do
+		for v in "${order[@]}"; do
+			measure "$v" "$w" || ktap_exit_fail_msg "round $r: $v: $w failed"
+		done
 	done
 	ktap_print_msg "round $r done (${order[*]})"
 	order=("${order[@]:1}" "${order[0]}")
