@@ -250,9 +250,10 @@ for ours, peer, tg in pairs:
         t = tg.get(w)
         cells.append(f"{r:6.2f}" + ("      " if t is None else (" ok   " if r >= t else " LOW  ")))
     print(f"{ours + '/' + peer:18}" + "".join(f"{c:>12}" for c in cells))
-# The noise: the same ratio within each round (variants of a round run
-# minutes apart, not at once), lowest to highest, and how many rounds
-# meet the target.  A miss inside this range cannot be told from noise.
+# The noise: the same ratio within each round (a workload's samples of a
+# round are taken one after another, not at once), lowest to highest, and
+# how many rounds meet the target.  A miss inside this range cannot be
+# told from noise.
 print()
 print(f"{'per round':18}" + "".join(f"{w:>16}" for w in ("tcp", "udp64", "rr")))
 for ours, peer, tg in pairs:
