@@ -118,10 +118,13 @@ kdeb=
 for f in /var/cache/mw57-debs/linux-image-"$other"_*.deb; do [ -f "$f" ] && kdeb=$f; done
 # INITRD=No: the kernel's hooks skip the initramfs (minutes under TCG; the
 # guests boot their kernels from the host), DKMS's hook runs as for users
+reinstall_other() {
+	[ -n "$kdeb" ] &&
+		log env INITRD=No DEBIAN_FRONTEND=noninteractive dpkg -i "$kdeb" &&
+		built_for "$other"
+}
 ktap_test_result "reinstalling kernel $other (dpkg -i): DKMS autoinstall builds for it" \
-	sh -c "[ -n '$kdeb' ] && echo '+ [$((SECONDS - t0)) s] dpkg -i $kdeb' >>$plog &&
-		INITRD=No DEBIAN_FRONTEND=noninteractive dpkg -i '$kdeb' >>$plog 2>&1 &&
-		$(declare -f built_for); mods='$mods'; built_for $other"
+	reinstall_other
 log env INITRD=No DEBIAN_FRONTEND=noninteractive dpkg -r --force-depends "linux-image-$other"
 ktap_test_result "removing kernel $other removes its modules" none_for "$other"
 
