@@ -17,7 +17,7 @@
 
 SHELL := /bin/bash
 PKG := mw57
-VERSION := $(shell sed -n 's/^\#define MW57_VERSION "\(.*\)"/\1/p' kbuild/version.h)
+VERSION := $(shell kbuild/version.sh)
 BUILD ?= $(CURDIR)/build
 CACHE ?= $(or $(MW57_CACHE),/var/cache/mw57)
 

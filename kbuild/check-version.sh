@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-ver=$(sed -n 's/^#define MW57_VERSION "\(.*\)"/\1/p' kbuild/version.h)
+ver=$(kbuild/version.sh)
 pkgver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 rc=0
 [ -n "$ver" ] || { echo "check-version: no MW57_VERSION in kbuild/version.h"; exit 1; }
