@@ -11,10 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int ktap_n, ktap_fail, ktap_skip;
+static int ktap_n, ktap_fail, ktap_skip, ktap_plan = -1;
 
 static inline void ktap_header(int plan)
 {
+	ktap_plan = plan;
 	printf("TAP version 13\n1..%d\n", plan);
 	fflush(stdout);
 }
@@ -60,6 +61,11 @@ static inline int ktap_finish(void)
 {
 	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0\n",
 	       ktap_n - ktap_fail - ktap_skip, ktap_fail, ktap_skip);
+	/* a test that stopped short of its plan failed */
+	if (ktap_plan >= 0 && ktap_n != ktap_plan) {
+		printf("# planned %d tests but ran %d\n", ktap_plan, ktap_n);
+		return 1;
+	}
 	if (ktap_fail)
 		return 1;
 	return ktap_skip && ktap_skip == ktap_n ? 4 : 0;
