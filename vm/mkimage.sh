@@ -76,15 +76,17 @@ echo "mkimage: apt-get install (bookworm + updates + security)"
 chroot "$root" /usr/bin/env DEBIAN_FRONTEND=noninteractive LC_ALL=C \
 	sh -c "apt-get update && apt-get install -y $packages &&
 		mkdir -p /var/cache/mw57-debs &&
-		cp /var/cache/apt/archives/linux-image-[0-9]*.deb /var/cache/mw57-debs/ &&
+		cp /var/cache/apt/archives/linux-image-[0-9]*.deb \
+			/var/cache/apt/archives/linux-headers-[0-9]*-amd64_*.deb /var/cache/mw57-debs/ &&
 		apt-get clean" \
 	>"$work/apt.log" 2>&1 || { tail -n 40 "$work/apt.log" >&2; exit 1; }
 
 install -m 0755 "$here/guest/mw57-boot" "$root/sbin/mw57-boot"
 rm -f "$root/usr/sbin/policy-rc.d"
 # The guest has no network: apt works only on local .debs.  The kernel
-# image .debs stay in /var/cache/mw57-debs for the packaging suite, which
-# reinstalls a kernel to see DKMS autoinstall.
+# image and header .debs stay in /var/cache/mw57-debs for the packaging
+# suite, which reinstalls headers to see DKMS autoinstall and removes a
+# kernel.
 rm -rf "$root"/var/lib/apt/lists/*_Packages "$root"/var/cache/apt/*.bin
 
 for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do

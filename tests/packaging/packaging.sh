@@ -112,19 +112,21 @@ exec 3>&-
 wait_for 20 sh -c "! kill -0 $kbd 2>/dev/null"
 kbd=
 
-# a kernel (re)installed after the package gets the modules automatically,
-# and loses them with its removal
-kdeb=
-for f in /var/cache/mw57-debs/linux-image-"$other"_*.deb; do [ -f "$f" ] && kdeb=$f; done
-# INITRD=No: the kernel's hooks skip the initramfs (minutes under TCG; the
-# guests boot their kernels from the host), DKMS's hook runs as for users
-reinstall_other() {
-	[ -n "$kdeb" ] &&
-		log env INITRD=No DEBIAN_FRONTEND=noninteractive dpkg -i "$kdeb" &&
+# a kernel whose headers are (re)installed after the package gets the
+# modules automatically (DKMS's header_postinst.d hook: the same
+# autoinstall as a kernel install, without unpacking a whole kernel), and
+# loses them with the kernel's removal
+hdeb=
+for f in /var/cache/mw57-debs/linux-headers-"$other"_*.deb; do [ -f "$f" ] && hdeb=$f; done
+reinstall_headers() {
+	[ -n "$hdeb" ] &&
+		log env DEBIAN_FRONTEND=noninteractive dpkg -i "$hdeb" &&
 		built_for "$other"
 }
-ktap_test_result "reinstalling kernel $other (dpkg -i): DKMS autoinstall builds for it" \
-	reinstall_other
+ktap_test_result "reinstalling the headers of $other (dpkg -i): DKMS autoinstall builds for it" \
+	reinstall_headers
+# INITRD=No: the kernel's hooks skip the initramfs (minutes under TCG; the
+# guests boot their kernels from the host), DKMS's hook runs as for users
 log env INITRD=No DEBIAN_FRONTEND=noninteractive dpkg -r --force-depends "linux-image-$other"
 ktap_test_result "removing kernel $other removes its modules" none_for "$other"
 
