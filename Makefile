@@ -12,7 +12,9 @@
 #   make dkms-install    copy the DKMS tree to $(DESTDIR)/usr/src/mw57-<ver>
 #   make style | sparse | check-version | unit
 #   make deps            install the host packages (apt, idempotent)
+#   make probes          the feature probes' outcomes per kernel (KVER=...)
 #   make vmtest          tests/run-vm.sh --kernel all
+#   make smoke           one kernel: DKMS install, load, a quick test per module
 #   make check           everything CI runs
 
 SHELL := /bin/bash
@@ -34,7 +36,7 @@ DKMS_FILES := dkms.conf Makefile LICENSE kbuild/Kbuild.include kbuild/probes.mk 
 BENCHES := bench-raw-gadget bench-bareudp bench-uacce
 
 .PHONY: all modules clean-modules userspace dkms-install check-version style \
-	sparse unit deps vmtest check clean $(BENCHES) deb
+	sparse unit deps probes vmtest smoke check clean $(BENCHES) deb
 
 all:
 	@test -n "$(KVERS)" || { echo "no 6.1/6.12 header tree installed (make deps)"; exit 1; }
@@ -78,10 +80,20 @@ unit:
 deps:
 	kbuild/deps.sh
 
-vmtest:
+probes:
+	@test -n "$(KVERS)" || { echo "no 6.1/6.12 header tree installed (make deps)"; exit 1; }
+	@for k in $(KVERS); do echo "$$k: $$(kbuild/probes.sh /lib/modules/$$k/build | xargs)"; done
+
+vmtest: deps
 	tests/run-vm.sh --kernel all
 
-check: check-version style all sparse userspace unit vmtest
+SMOKE_KERNEL ?= 6.12
+smoke: deps
+	tests/run-vm.sh --kernel $(SMOKE_KERNEL) --smoke
+
+# deps first: a fresh machine has nothing (see README)
+check: deps
+	$(MAKE) check-version style all sparse userspace unit vmtest
 
 # Debian packages mw57-dkms and mw57-tools from a copy of the working tree
 # (dpkg-buildpackage writes to the parent directory), checked by lintian.

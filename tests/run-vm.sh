@@ -4,30 +4,49 @@
 #
 # The main job: build or reuse the guest image, boot each Debian kernel in
 # QEMU (TCG), `dkms install` the bundle inside, load the modules, run the
-# suites, and print a summary ending in "N passed, N failed, N skipped".
-# The third kernel, "debug", is the patched 6.1 debug kernel (KASAN,
-# lockdep, kmemleak, UBSAN; kbuild/debug-kernel.sh builds or reuses it):
-# the guest installs its .debs, then proceeds as for Debian's kernels.
+# tests, and print a summary ending in "N passed, N failed, N skipped".
+# The kernel "debug" is the patched 6.1 debug kernel (KASAN, lockdep,
+# kmemleak, UBSAN; kbuild/debug-kernel.sh builds or reuses it).
 #
-#   tests/run-vm.sh [--kernel 6.1|6.12|debug|all] [--suite NAME]... [--keep]
-#                   [--out DIR] [--timeout MINUTES] [--append ARGS] [--jobs N]
+#   tests/run-vm.sh [--kernel all|6.1|6.12|debug] [--suite NAME]...
+#                   [--test SUITE/TEST]... [--smoke] [--list] [--shell KERNEL]
+#                   [--keep] [--out DIR] [--timeout MINUTES] [--append ARGS]
+#                   [--jobs N]
 #
-# Logs (console.log, results.tap, dmesg.txt, dkms-make.log) land in one
-# folder per kernel under the run directory named in the summary.  Nothing
+# Coverage follows the code, not the kernel: kernels whose feature probes
+# (kbuild/probes.sh) give the same outcomes build the same code.  The first
+# kernel of each outcome set, in the order debug 6.12 6.1, runs every test;
+# a later kernel with a covered set runs its DKMS build, install and loads,
+# the suites' smoke tests, the suites about the kernel itself
+# (coverage=kernel) and the suites that name it (kernels=).  --smoke runs
+# only smoke tests.  Each guest runs a manifest (its tests, one a line)
+# against a snapshot of the harness staged in the run directory.
+#
+# Logs (console.log, results.tap, kmsg.txt, dkms-make.log) land in one
+# folder per guest under the run directory named in the summary.  Nothing
 # is ever loaded into the host's kernel.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+export MW57_TESTS=$top/tests
+# shellcheck source=lib/settings.sh
+. "$top/tests/lib/settings.sh"
+
 kernel=all
 suites=()
+only=()
+smoke=0
+list=0
+shell=
 keep=0
 out=
 minutes=${MW57_VM_TIMEOUT:-60}
 append=
 jobs=${MW57_VM_JOBS:-2}
+cache=${MW57_CACHE:-/var/cache/mw57}
 
 usage() {
-	sed -n '12,13p' "$0" | sed 's/^# *//' >&2
+	sed -n '11,14p' "$0" | sed 's/^# *//' >&2
 	exit 2
 }
 
@@ -35,12 +54,15 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=$2; shift ;;
 	--suite) suites+=("$2"); shift ;;
+	--test) only+=("$2"); suites+=("${2%%/*}"); shift ;;
+	--smoke) smoke=1 ;;
+	--list) list=1 ;;
+	--shell) shell=1 kernel=$2; shift ;;
 	--keep) keep=1 ;;
 	--out) out=$2; shift ;;
 	--timeout) minutes=$2; shift ;;
 	--append) append=$2; shift ;;
 	--jobs) jobs=$2; shift ;;
-	-h | --help) usage ;;
 	*) usage ;;
 	esac
 	shift
@@ -51,29 +73,84 @@ all) labels=(6.1 6.12 debug) ;;
 6.1 | 6.12 | debug) labels=("$kernel") ;;
 *) usage ;;
 esac
+# coverage priority, which is also the launch order: the debug kernel runs
+# every test anyway and its guest is the longest
+order=()
+for l in debug 6.12 6.1; do
+	[[ " ${labels[*]} " == *" $l "* ]] && order+=("$l")
+done
 
+all_suites=()
+for d in "$top"/tests/*/settings; do
+	s=$(basename "$(dirname "$d")")
+	# benchmarks run only when named
+	[ "$(setting "$s" bench)" = yes ] || all_suites+=("$s")
+done
+asked=("${suites[@]}")
 if [ ${#suites[@]} -eq 0 ]; then
-	for d in "$top"/tests/*/settings; do
-		# benchmarks run only when named
-		grep -q '^bench=yes' "$d" && continue
-		suites+=("$(basename "$(dirname "$d")")")
-	done
+	suites=("${all_suites[@]}")
+else
+	mapfile -t suites < <(printf '%s\n' "${suites[@]}" | awk '!seen[$0]++')
 fi
+
+# suite_tests SUITE PHASE: the suite's tests of PHASE (main or final)
+suite_tests() {
+	if [ "$2" = main ]; then setting "$1" tests; else setting "$1" final; fi
+}
+
+# --list: every suite with its tests, kernels and smoke tests
+if [ "$list" = 1 ]; then
+	for s in "${all_suites[@]}"; do
+		printf '%-16s %s%s\n' "$s" "$(setting "$s" tests) $(setting "$s" final)" \
+			"$(k=$(setting "$s" kernels); [ -z "$k" ] || echo " [kernels: $k]")$(
+			b=$(setting "$s" boot); [ -z "$b" ] || echo " [boot: $b]")$(
+			m=$(setting "$s" smoke); [ -z "$m" ] || echo " [smoke: $m]")$(
+			c=$(setting "$s" coverage); [ -z "$c" ] || echo " [coverage: $c]")"
+	done
+	exit 0
+fi
+
+# What was asked for must run: a suite, a test, a suite on a kernel.
 for s in "${suites[@]}"; do
-	[ -f "$top/tests/$s/settings" ] || { echo "run-vm: no suite $s" >&2; exit 2; }
+	setting "$s" tests >/dev/null || exit 2
+	k=$(setting "$s" kernels)
+	if [ -n "$k" ] && [ -z "$(for l in "${labels[@]}"; do [[ " $k " == *" $l "* ]] && echo "$l"; done)" ]; then
+		echo "run-vm: suite $s runs only on kernel $k, not on ${labels[*]}" >&2
+		exit 2
+	fi
+done
+for t in "${only[@]}"; do
+	[[ " $(suite_tests "${t%%/*}" main) $(suite_tests "${t%%/*}" final) " == *" ${t#*/} "* ]] ||
+		{ echo "run-vm: no test $t (tests/${t%%/*}/settings)" >&2; exit 2; }
 done
 
 for tool in qemu-system-x86_64 qemu-img debootstrap mkfs.ext4 gcc; do
 	command -v "$tool" >/dev/null || { make -C "$top" deps; break; }
 done
 
-# A cold debug kernel build (about 20 min) overlaps the image build and
-# the bundle preparation; the debug guest's job below calls the script
-# again, which waits on its lock and then finds the result cached.  Not a
-# job of this shell: the guest slots below count jobs, and the stock guests
-# (at nice 10) are to run beside the build, not after it.
+# Ctrl-C or a kill stops every child (the guests, the debug kernel build);
+# their locks go with them
+pids=()
+kill_tree() { # kill_tree PID: the process and everything below it
+	local c
+	for c in $(pgrep -P "$1"); do kill_tree "$c"; done
+	kill -TERM "$1" 2>/dev/null || true
+}
+stop() {
+	local c
+	trap - INT TERM
+	echo "run-vm: stopping every guest and build" >&2
+	for c in $(pgrep -P $$); do kill_tree "$c"; done
+	wait
+	exit 130
+}
+trap stop INT TERM
+
+# A cold debug kernel build (about 15 min) overlaps the image build and
+# the first stock guest; the debug guest's job calls the script again,
+# which waits on its lock and then finds the result cached.
 if [[ " ${labels[*]} " == *" debug "* ]]; then
-	("$top/kbuild/debug-kernel.sh" >/dev/null &)
+	"$top/kbuild/debug-kernel.sh" >/dev/null &
 fi
 
 img=$("$top/vm/image.sh")
@@ -89,10 +166,17 @@ mv "$run"/bundle/usr/src/mw57-* "$run/bundle.tmp"
 rm -rf "$run/bundle"
 mv "$run/bundle.tmp" "$run/bundle"
 
+# The guests run a snapshot of the harness, not the live tree: editing
+# files during a run changes nothing.  Shared with them as "mw57".
+mkdir -p "$run/stage/vm" "$run/stage/build/userspace"
+cp -a "$top/tests" "$run/stage/"
+cp -a "$top/vm/guest" "$run/stage/vm/"
+cp -a "$top/build/userspace/bin" "$run/stage/build/userspace/"
+
 # Suites that install our Debian packages get them in the run directory.
 need_debs=0
 for s in "${suites[@]}"; do
-	grep -qx 'debs=yes' "$top/tests/$s/settings" && need_debs=1
+	[ "$(setting "$s" debs)" != yes ] || need_debs=1
 done
 if [ "$need_debs" = 1 ]; then
 	make -s -C "$top" deb >"$run/deb-build.log" 2>&1 ||
@@ -108,7 +192,7 @@ fi
 if [[ " ${suites[*]} " == *" bareudp "* || " ${suites[*]} " == *" reference "* ]]; then
 	for series in 6.1 6.12; do
 		tarball=/usr/src/linux-source-$series.tar.xz
-		cached=${MW57_CACHE:-/var/cache/mw57}/selftests/$series-$(stat -c %s-%Y "$tarball")
+		cached=$cache/selftests/$series-$(stat -c %s-%Y "$tarball")
 		if [ ! -s "$cached/bareudp.sh" ]; then
 			mkdir -p "$cached"
 			if ! tar -xJOf "$tarball" \
@@ -124,34 +208,108 @@ if [[ " ${suites[*]} " == *" bareudp "* || " ${suites[*]} " == *" reference "* ]
 	done
 fi
 
-# setting SUITE KEY: a value from tests/SUITE/settings
-setting() {
-	(
-		# shellcheck disable=SC2034 # read by the eval below
-		kernels='' boot=''
-		# shellcheck disable=SC1090,SC1091
-		. "$top/tests/$1/settings"
-		eval "echo \"\${$2}\""
-	)
+# --- the plan --------------------------------------------------------------
+
+# debug_kernel: build or reuse the debug kernel (waiting for a build in
+# progress) and print its directory
+debug_kernel() {
+	"$top/kbuild/debug-kernel.sh"
 }
 
-# suites_for LABEL [boot]: the suites of the main boot of this kernel (a
-# suite's settings may name its kernels, e.g. kernels="6.1", when one is
-# enough); with "boot", those that need their own kernel command line
-# (boot="ipv6.disable=1"), each booted afterwards on the main boot's disk
-suites_for() {
-	local s k b
+# kver_of LABEL: the kernel release a label boots
+kver_of() {
+	if [ "$1" = debug ]; then
+		cat "$(debug_kernel)/kernelrelease"
+	else
+		awk -v l="$1" '$1 == l { print $2 }' "$img/kernels"
+	fi
+}
+
+# host_abi SERIES: the kernel release of the host's header package for
+# that series (what `make` and `make sparse` build against), from the
+# header metapackages of kbuild/host-packages.list
+host_abi() {
+	# shellcheck disable=SC2016 # a dpkg-query format
+	sed -e 's/#.*//' "$top/kbuild/host-packages.list" | grep -oE '^linux-headers-[^ ]+' |
+		xargs dpkg-query -W -f='${Depends}\n' 2>/dev/null |
+		grep -oE 'linux-headers-[0-9][^ ,]*' | sed 's/^linux-headers-//' |
+		awk -v s="$1" 'index($0, s ".") == 1 && substr($0, length(s) + 2) ~ /^[0-9]+[-+]/'
+}
+
+# probes_of LABEL: the kernel's probe outcomes on one line; the debug
+# kernel's from the headers in its .deb (extracted once, kept with it)
+probes_of() {
+	local kver dk
+	if [ "$1" = debug ]; then
+		dk=$(debug_kernel) || return 1
+		if [ ! -s "$dk/probes" ]; then
+			rm -rf "$dk/headers"
+			mkdir -p "$dk/headers"
+			dpkg-deb --fsys-tarfile "$dk"/linux-headers-*.deb |
+				tar -x -C "$dk/headers" --wildcards './usr/src/*/include' \
+					'./usr/src/*/Makefile' || return 1
+			"$top/kbuild/probes.sh" "$(echo "$dk"/headers/usr/src/linux-headers-*)" \
+				>"$dk/probes.tmp" || return 1
+			mv "$dk/probes.tmp" "$dk/probes"
+			rm -rf "$dk/headers"
+		fi
+		xargs <"$dk/probes"
+	else
+		kver=$(kver_of "$1")
+		"$top/kbuild/probes.sh" "/lib/modules/$kver/build" | xargs
+	fi
+}
+
+# plan LABEL: write the manifests of LABEL's guests: $run/LABEL/manifest
+# (the main boot) and $run/LABEL+SUITE/manifest for each suite with its own
+# boot command line.  A kernel whose probe set an earlier full kernel has
+# (in $run/covered) gets the reduced plan described at the top.
+plan() {
+	local label=$1 set mode=full by s k b phase t list dir
+	set=$(probes_of "$label") || { echo "run-vm: $label: no probe outcomes" >&2; return 1; }
+	# the host's headers and the guest's kernel, side by side (summarize.sh
+	# fails the kernel when they differ)
+	k=$(kver_of "$label")
+	if [ "$label" = debug ]; then b=$k; else b=$(host_abi "$label"); fi
+	echo "${b:-none} $k" >"$run/$label/versions"
+	if [ "$smoke" = 1 ]; then
+		mode=smoke
+	else
+		by=$(awk -v s="$set" '$0 ~ / / && substr($0, index($0, " ") + 1) == s { print $1; exit }' \
+			"$run/covered" 2>/dev/null)
+		[ -z "$by" ] || mode="smoke (code path covered by $by)"
+	fi
+	echo "run-vm: $label: probes $set: ${mode}"
+	[ "$mode" != full ] || echo "$label $set" >>"$run/covered"
 	for s in "${suites[@]}"; do
 		k=$(setting "$s" kernels)
-		[ -z "$k" ] || [[ " $k " == *" $1 "* ]] || continue
+		[ -z "$k" ] || [[ " $k " == *" $label "* ]] || continue
 		b=$(setting "$s" boot)
-		if [ "${2:-}" = boot ]; then [ -n "$b" ]; else [ -z "$b" ]; fi && echo "$s"
+		dir=$run/$label${b:++$s}
+		mkdir -p "$dir"
+		for phase in main final; do
+			list=$(suite_tests "$s" "$phase")
+			# the reduced plan: the smoke tests of a suite about our code
+			# (--smoke: of every suite)
+			if [ "$smoke" = 1 ] || { [ "$mode" != full ] && [ -z "$k" ] &&
+				[ "$(setting "$s" coverage)" != kernel ]; }; then
+				[ "$phase" = main ] && list=$(setting "$s" smoke) || list=
+			fi
+			for t in $list; do
+				# --test: only the named tests of their suites
+				[[ " ${only[*]} " != *" $s/"* ]] || [[ " ${only[*]} " == *" $s/$t "* ]] || continue
+				echo "$phase $s $t $(setting "$s" timeout)"
+			done >>"$dir/manifest"
+		done
+		[ -n "$b" ] && echo "$b" >"$dir/boot"
 	done
+	touch "$run/$label/manifest" "$run/$label/planned"
 }
 
+# --- the guests ------------------------------------------------------------
+
 # guest_nice LABEL: the debug kernel's build and guest are the critical
-# path of a run with all kernels (the longest job, starting last): the
-# other guests yield the CPU to them and take what is left
+# path of a run with all kernels: the other guests yield the CPU to them
 guest_nice() {
 	if [[ " ${labels[*]} " == *" debug "* ]] && [[ $1 != debug* ]]; then
 		echo 10
@@ -160,27 +318,43 @@ guest_nice() {
 	fi
 }
 
-# guest LABEL KVER SUITES APPEND [BASE]: one QEMU run, on a new layer
-# over BASE (a qcow2 disk) or over the image
-guest() {
-	local label=$1 kver=$2 start rc=0
-	mkdir -p "$run/$label"
-	echo "$3" >"$run/$label/suites"
-	echo "run-vm: $label: booting $kver (timeout ${minutes} min), suites: $3${4:+, append: $4}"
-	start=$(date +%s)
-	nice -n "$(guest_nice "$label")" "$top/vm/qemu.sh" "$img" "$kver" "$label" \
-		"$run" "$minutes" "$4" "${5:-}" || rc=$?
-	echo "run-vm: $label: qemu exit $rc after $(($(date +%s) - start)) s"
+# progress LABEL: one line per finished test of the guest's TAP stream
+# (stdin), as it happens, with a running count
+progress() {
+	awk -v l="$1" '
+		/^# took [0-9]+ s/ { took = " " $3 " s" }
+		/^(ok|not ok) [0-9]+ / {
+			st = ($1 == "ok") ? (($0 ~ /# SKIP/) ? "SKIP" : "ok") : "FAIL"
+			name = substr($0, index($0, l ": ") + length(l) + 2)
+			sub(/ # .*/, "", name)
+			sub(/: /, "/", name)
+			n++; c[st]++
+			printf "[%s] %s %s%s (%d ok, %d failed)\n", l, name, st, took, c["ok"], c["FAIL"]
+			fflush()
+			took = ""
+		}'
 }
 
-# debug_kernel: build or reuse the debug kernel, hand its .debs to the
-# guest (vmtest-init installs them) and print its directory
-debug_kernel() {
-	local dk
-	dk=$("$top/kbuild/debug-kernel.sh") || return 1
-	mkdir -p "$run/kernel-debs"
-	cp "$dk"/*.deb "$run/kernel-debs/"
-	echo "$dk"
+# guest LABEL KVER APPEND [BASE]: one QEMU run of $run/LABEL/manifest, on
+# a new layer over BASE (a qcow2 disk) or over the image
+guest() {
+	local label=$1 kver=$2 start rc=0 q
+	mkdir -p "$run/$label"
+	[ -f "$run/$label/manifest" ] || : >"$run/$label/manifest"
+	echo "run-vm: $label: booting $kver (timeout ${minutes} min), $(wc -l <"$run/$label/manifest") tests${3:+, append: $3}"
+	start=$(date +%s)
+	: >"$run/$label/results.tap"
+	nice -n "$(guest_nice "$label")" "$top/vm/qemu.sh" "$img" "$kver" "$label" \
+		"$run" "$minutes" "$3" "${4:-}" &
+	q=$!
+	if [ -n "$shell" ]; then
+		wait "$q" || rc=$?
+	else
+		tail -n +1 -F --pid="$q" "$run/$label/results.tap" 2>/dev/null | progress "$label" &
+		wait "$q" || rc=$?
+		wait $! 2>/dev/null || true
+	fi
+	echo "run-vm: $label: qemu exit $rc after $(($(date +%s) - start)) s"
 }
 
 # debug_disk KVER: a qcow2 layer over the image with the debug kernel's
@@ -192,9 +366,9 @@ debug_disk() {
 	local layer fd
 	layer=$img/disk-$(basename "$MW57_KERNEL_DIR")-$(stat -c %Y "$MW57_KERNEL_DIR"/linux-image-*.deb).qcow2
 	exec {fd}>"$layer.lock"
-	flock "$fd"
+	flock -n "$fd" || { echo "run-vm: waiting for $layer.lock (another run)" >&2; flock "$fd"; }
 	if [ ! -s "$layer" ]; then
-		guest debug-install "$1" "" "$append mw57.install_only=1" >&2
+		guest debug-install "$1" "$append mw57.install_only=1" >&2
 		[ -f "$run/debug-install/installed" ] || {
 			echo "run-vm: debug-install: the .debs did not install, see" \
 				"$run/debug-install/console.log and kernel-debs.log" >&2
@@ -208,49 +382,82 @@ debug_disk() {
 }
 
 boot() { # boot LABEL: the main guest of a kernel, then its boot suites
-	local label=$1 kver s base=
+	local label=$1 kver d base=
 	if [ "$label" = debug ]; then
-		# in this job, so that a cold build overlaps the other guests
-		MW57_KERNEL_DIR=$(debug_kernel) ||
-			{ echo "run-vm: debug: no debug kernel" >&2; return 1; }
+		MW57_KERNEL_DIR=$(debug_kernel) || {
+			echo "run-vm: debug: the debug kernel did not build (see $cache/debug-build.log)" >&2
+			echo "debug kernel build failed: $cache/debug-build.log" >"$run/$label/prepare-failed"
+			return 1
+		}
 		export MW57_KERNEL_DIR
+		mkdir -p "$run/kernel-debs"
+		cp "$MW57_KERNEL_DIR"/*.deb "$run/kernel-debs/"
 		kver=$(cat "$MW57_KERNEL_DIR/kernelrelease")
-		base=$(debug_disk "$kver") || return 1
 	else
-		kver=$(awk -v l="$label" '$1 == l { print $2 }' "$img/kernels")
+		kver=$(kver_of "$label")
 	fi
-	guest "$label" "$kver" "$(suites_for "$label" | xargs echo)" "$append" "$base"
+	# (before the debug kernel's install boot: the later kernels' plans
+	# wait for this one)
+	plan "$label" || {
+		echo "no probe outcomes for $kver" >"$run/$label/prepare-failed"
+		return 1
+	}
+	if [ "$label" = debug ]; then
+		base=$(debug_disk "$kver") || {
+			echo "the debug kernel's .debs did not install: $run/debug-install" >"$run/$label/prepare-failed"
+			return 1
+		}
+	fi
+	if [ -n "$shell" ]; then
+		MW57_SHELL=1 guest "$label" "$kver" "$append mw57.shell=1" "$base"
+		return
+	fi
+	guest "$label" "$kver" "$append" "$base"
 	# each boot suite on the main boot's disk, reusing its DKMS install
-	for s in $(suites_for "$label" boot); do
-		mkdir -p "$run/$label+$s"
-		: >"$run/$label+$s/reuse-install"
-		guest "$label+$s" "$kver" "$s" "$append $(setting "$s" boot)" \
-			"$run/$label/overlay.qcow2"
-		[ "$keep" = 1 ] || rm -f "$run/$label+$s/overlay.qcow2"
+	for d in "$run/$label"+*/; do
+		[ -s "$d/manifest" ] || continue
+		d=$(basename "$d")
+		: >"$run/$d/reuse-install"
+		guest "$d" "$kver" "$append $(cat "$run/$d/boot")" "$run/$label/overlay.qcow2"
+		[ "$keep" = 1 ] || rm -f "$run/$d/overlay.qcow2"
 	done
 	[ "$keep" = 1 ] || rm -f "$run/$label/overlay.qcow2"
 }
 
 echo "run-vm: image $img"
 echo "run-vm: run directory $run"
-# The guests run side by side (--jobs, default 2): much of a suite waits on
+for l in "${order[@]}"; do mkdir -p "$run/$l"; done
+# The guests run side by side (--jobs, default 2): much of a test waits on
 # the guest's timers (enumeration, fuzz duration, ping), so two guests
-# share the two host cores better than one after the other.
-# The debug kernel's guest is the slowest (and may first build its
-# kernel): it starts first.
-launch=()
-for label in debug 6.1 6.12; do
-	[[ " ${labels[*]} " == *" $label "* ]] && launch+=("$label")
-done
-pids=()
-for label in "${launch[@]}"; do
-	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+# share the two host cores better than one after the other.  A kernel's
+# plan needs the probe sets of the kernels before it: its job waits for
+# them (the debug kernel's after its build).
+for label in "${order[@]}"; do
+	while [ "$(for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && echo "$p"; done | wc -l)" -ge "$jobs" ]; do
+		wait -n "${pids[@]}" || true
+	done
+	if [ ${#pids[@]} -gt 0 ] && [ "$label" != "${order[0]}" ]; then
+		# wait until every earlier kernel has its plan
+		for l in "${order[@]}"; do
+			[ "$l" != "$label" ] || break
+			until [ -f "$run/$l/planned" ] || [ -f "$run/$l/prepare-failed" ]; do
+				sleep 2
+			done
+		done
+	fi
 	boot "$label" &
 	pids+=($!)
 done
 for p in "${pids[@]}"; do wait "$p" || true; done
+[ -n "$shell" ] && exit 0
 
-# every guest that ran, main boots first
+# a suite that was asked for and planned nowhere fails the run
+for s in "${asked[@]}"; do
+	cat "$run"/*/manifest 2>/dev/null | awk -v s="$s" '$2 == s { f = 1 } END { exit !f }' ||
+		echo "suite $s was asked for and has no test to run on ${labels[*]}$([ "$smoke" = 0 ] || echo " with --smoke")" >>"$run/not-run"
+done
+
+# every guest that was planned, main boots first
 mapfile -t done_labels < <(cd "$run" && for l in "${labels[@]}"; do
-	echo "$l"; for d in "$l"+*; do [ -d "$d" ] && echo "$d"; done; done)
+	echo "$l"; for d in "$l"+*; do [ -s "$d/manifest" ] && echo "$d"; done; done)
 exec "$top/tests/summarize.sh" "$run" "${done_labels[@]}"

@@ -5,25 +5,30 @@
 # Guest-side runner (kselftest runner.sh contract).  Runs inside the QEMU
 # guest only, as root:
 #
-#   run.sh LABEL BUNDLE SUITE...
+#   run.sh LABEL BUNDLE MANIFEST
 #
-# BUNDLE is the staged DKMS tree (/usr/src/mw57-<ver> layout).  Prints one
-# TAP 13 stream: the DKMS steps (add, build, install), one line per module
-# (modprobe from updates/dkms with the package version), one line per test
-# of each suite (run under `timeout` from the suite's settings file, output
-# prefixed with "# "), then the kernel checks (taint, log) and the sentinel
-# "# vmtest: done".
+# BUNDLE is the staged DKMS tree (/usr/src/mw57-<ver> layout).  MANIFEST is
+# what the host planned for this guest (tests/run-vm.sh), run exactly as
+# written, one test a line:
+#
+#   main|final SUITE TEST TIMEOUT
+#
+# ("final" tests run last: they change the kernel for the rest of the boot).
+# Prints one TAP 13 stream: the DKMS steps (add, build, install), one line
+# per module (modprobe from updates/dkms with the package version), one
+# line per test (run under `timeout`, output prefixed with "# ", failed
+# when the kernel logged a splat while it ran), then the kernel checks
+# (taint, log) and the sentinel "# vmtest: done".
 set -u
 
-label=$1 bundle=$2
-shift 2
-suites=("$@")
+label=$1 bundle=$2 manifest=$3
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${MW57_OUT:-/tmp}
 kver=$(uname -r)
 pkg=mw57
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$bundle/dkms.conf")
 mapfile -t mods < <(sed -n 's/^BUILT_MODULE_NAME\[[0-9]*\]="\(.*\)"/\1/p' "$bundle/dkms.conf")
+mapfile -t plan < <(grep -E '^(main|final) ' "$manifest")
 
 export MW57_TOP=$top MW57_KVER=$kver MW57_LABEL=$label MW57_OUT=$out
 export MW57_BIN=$top/build/userspace/bin
@@ -63,26 +68,39 @@ prefixed() {
 	return "${PIPESTATUS[0]}"
 }
 
-settings() { # settings SUITE KEY -> value from tests/SUITE/settings
-	(
-		# shellcheck disable=SC2034 # read by the eval below
-		timeout=45 tests=
-		# shellcheck disable=SC2034
-		final=
-		# shellcheck disable=SC1090,SC1091
-		. "$top/tests/$1/settings"
-		eval "echo \"\${$2}\""
-	)
+# --- the kernel log -------------------------------------------------------
+# Every line the kernel logs from here on goes to kmsg.txt (a /dev/kmsg
+# reader has its own position: nothing a test does to the log buffer hides
+# a line from it).  Each test is framed by two marker lines, so that a
+# splat counts against the test that was running.
+splat='BUG:|WARNING:|KASAN:|UBSAN:|refcount_t:|kmemleak:.*new suspected|'
+splat+='INFO: task .* blocked for more than|scheduling while atomic|'
+splat+='nobody cared|Oops|general protection fault|INFO: possible|'
+splat+='INFO: trying to register non-static key|Kernel panic'
+kmsg=$out/kmsg.txt
+# the markers must not be rate-limited away (printk_devkmsg=ratelimit
+# drops writes past a burst of ten)
+echo on >/proc/sys/kernel/printk_devkmsg
+cat /dev/kmsg >"$kmsg" 2>/dev/null &
+kmsg_pid=$!
+# the record's text, without the "prio,seq,time,flags;" prefix
+kmsg_text() { sed -e '/^ /d' -e 's/^[^;]*;//' "$kmsg"; }
+kmsg_marker() { # kmsg_marker TEXT: log TEXT and wait until kmsg.txt has it
+	echo "$1" >/dev/kmsg
+	local i
+	for ((i = 0; i < 100; i++)); do
+		grep -qF ";$1" "$kmsg" && return 0
+		sleep 0.1
+	done
+	echo "# the kernel log reader did not see: $1"
+	return 1
+}
+# kmsg_window ID: the log lines between the markers of test ID
+kmsg_window() {
+	kmsg_text | sed -n "/^mw57: begin $1\$/,/^mw57: end $1\$/p"
 }
 
 # --- plan -----------------------------------------------------------------
-ntests=0
-for s in "${suites[@]}"; do
-	for t in $(settings "$s" tests) $(settings "$s" final); do
-		ntests=$((ntests + 1))
-		: "$t"
-	done
-done
 # a boot on the disk of an earlier one (its own kernel command line) reuses
 # that boot's DKMS install
 reuse=0
@@ -96,8 +114,8 @@ if [ -w "$kmemleak" ]; then
 	echo clear >"$kmemleak"
 fi
 echo "TAP version 13"
-echo "1..$((3 * (1 - reuse) + ${#mods[@]} + ntests + 2 + leakcheck))"
-echo "# mw57 $ver on $kver ($label), suites: ${suites[*]}"
+echo "1..$((3 * (1 - reuse) + ${#mods[@]} + ${#plan[@]} + 2 + leakcheck))"
+echo "# mw57 $ver on $kver ($label), ${#plan[@]} tests"
 
 # --- DKMS -----------------------------------------------------------------
 dkms_log() {
@@ -144,7 +162,7 @@ for m in "${mods[@]}"; do
 	result $rc "module: $m loads from updates/dkms, version $ver"
 done
 
-# --- suites ---------------------------------------------------------------
+# --- tests ----------------------------------------------------------------
 # leak_check: two kmemleak scans (an object is reported once it looked
 # unreferenced twice); a scan that cannot run is a failure, not a pass
 leak_check() {
@@ -160,10 +178,10 @@ leak_check() {
 	result $? "kernel: kmemleak reports no leak" "$why"
 }
 
-run_test() { # run_test SUITE TEST
-	local tmo rc
-	tmo=$(settings "$1" timeout)
+run_test() { # run_test SUITE TEST TIMEOUT
+	local id=$1/$2 tmo=$3 rc why='' log
 	echo "# selftests: $1: $2"
+	kmsg_marker "mw57: begin $id" || why="no kernel log"
 	# no --foreground: on expiry timeout signals the test's whole process
 	# group, so a child left behind cannot hold the output pipe open
 	t0=$SECONDS
@@ -174,24 +192,27 @@ run_test() { # run_test SUITE TEST
 		timeout -k 10 "$tmo" "./$2" </dev/null)
 	rc=$?
 	echo "# took $((SECONDS - t0)) s"
+	kmsg_marker "mw57: end $id" || why="no kernel log"
+	log=$(kmsg_window "$id" | grep -E "$splat")
+	if [ -n "$log" ]; then
+		echo "# the kernel logged while $id ran:"
+		head -n 20 <<<"$log" | sed 's/^/#   /'
+		why="kernel splat"
+	fi
 	case $rc in
-	0 | 4) result $rc "$1: $2" ;;
-	124 | 137) result 1 "$1: $2" "TIMEOUT $tmo seconds" ;;
-	*) result 1 "$1: $2" "exit=$rc" ;;
+	0 | 4) [ -z "$why" ] || rc=1 ;;
+	124 | 137) rc=1 why="TIMEOUT $tmo seconds${why:+, $why}" ;;
+	*) why="exit=$rc${why:+, $why}" rc=1 ;;
 	esac
+	result $rc "$1: $2" "$why"
 }
-for s in "${suites[@]}"; do
-	for t in $(settings "$s" tests); do
-		run_test "$s" "$t"
-	done
-done
-# every suite is done (modules unloaded by their last tests); before the
-# final tests, which lock debugfs away
-[ "$leakcheck" = 0 ] || leak_check
-# "final" tests change the kernel for the rest of the boot (lockdown).
-for s in "${suites[@]}"; do
-	for t in $(settings "$s" final); do
-		run_test "$s" "$t"
+for phase in main final; do
+	# every other test is done (modules unloaded by their last tests);
+	# before the final tests, which lock debugfs away
+	[ "$phase" = main ] || [ "$leakcheck" = 0 ] || leak_check
+	for line in "${plan[@]}"; do
+		read -r p s t tmo <<<"$line"
+		[ "$p" = "$phase" ] && run_test "$s" "$t" "$tmo"
 	done
 done
 
@@ -201,11 +222,12 @@ allowed=$(((1 << 12) | (1 << 13)))	# O (out-of-tree), E (unsigned)
 echo "# tainted=$taint (allowed mask $allowed)"
 result $((taint & ~allowed ? 1 : 0)) "kernel: taint only O/E"
 
-pattern='BUG:|WARNING:|KASAN:|UBSAN:|refcount_t:|kmemleak:.*new suspected|'
-pattern+='INFO: task .* blocked for more than|scheduling while atomic|'
-pattern+='nobody cared|Oops|general protection fault|INFO: possible'
+kmsg_marker "mw57: checks" >/dev/null
+kill "$kmsg_pid" 2>/dev/null
+# the whole log of this boot: what the boot itself logged before the
+# reader started, and every line since
 dmesg >"$out/dmesg.txt" 2>&1
-if grep -E "$pattern" "$out/dmesg.txt" >"$out/splats.txt"; then
+if { cat "$out/dmesg.txt"; kmsg_text; } | grep -E "$splat" >"$out/splats.txt"; then
 	sed 's/^/# /' "$out/splats.txt" | head -n 40
 	result 1 "kernel: log has no splat"
 else

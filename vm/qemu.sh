@@ -6,19 +6,20 @@
 #
 # Boot KVER from the cached image directly (-kernel/-initrd) under TCG, on
 # a throwaway qcow2 overlay (the cached image is never written; with BASE,
-# the overlay sits on that earlier guest's qcow2 overlay), with the
-# repository shared read-only as "mw57" and RUNDIR shared read-write as
-# "mw57out", and the guest's compiler cache for KVER (outside the repo,
-# under MW57_CACHE) as "mw57ccache".  ttyS0 -> RUNDIR/LABEL/console.log, ttyS1 -> RUNDIR/LABEL/
-# results.tap.  A WARN panics (panic_on_warn=1) and a panic ends QEMU
-# (panic=-1, -no-reboot); a hang ends at the hard timeout (exit 124).
+# the overlay sits on that earlier guest's qcow2 overlay), with the run's
+# snapshot of the harness (RUNDIR/stage) shared read-only as "mw57",
+# RUNDIR shared read-write as "mw57out", and the guest's compiler cache
+# for KVER (outside the repo, under MW57_CACHE) as "mw57ccache".
+# ttyS0 -> RUNDIR/LABEL/console.log (MW57_SHELL=1: this terminal, for an
+# interactive shell), ttyS1 -> RUNDIR/LABEL/results.tap.  A WARN panics
+# (panic_on_warn=1) and a panic ends QEMU (panic=-1, -no-reboot); a hang
+# ends at the hard timeout (exit 124).
 # MW57_KERNEL_DIR, when set, holds vmlinuz-KVER (and no initrd: the debug
 # kernel has its boot drivers built in) instead of the image directory.
 set -euo pipefail
 
 [ $# -ge 5 ] || { echo "usage: $0 IMAGEDIR KVER LABEL RUNDIR MINUTES [APPEND [BASE]]" >&2; exit 2; }
 img=$1 kver=$2 label=$3 run=$4 minutes=$5 extra=${6:-} base=${7:-}
-top=$(cd "$(dirname "$0")/.." && pwd)
 kout=$run/$label
 mkdir -p "$kout"
 
@@ -41,6 +42,9 @@ initrd=()
 ccache_dir=${MW57_CACHE:-/var/cache/mw57}/guest-ccache/$kver
 mkdir -p "$ccache_dir"
 
+console=(-serial "file:$kout/console.log")
+[ "${MW57_SHELL:-0}" != 1 ] || console=(-serial mon:stdio)
+
 rc=0
 timeout --foreground -k 10 "${minutes}m" qemu-system-x86_64 \
 	-nodefaults -nographic -no-reboot -monitor none \
@@ -48,11 +52,11 @@ timeout --foreground -k 10 "${minutes}m" qemu-system-x86_64 \
 	-kernel "$kdir/vmlinuz-$kver" "${initrd[@]}" \
 	-append "$append" \
 	-drive "file=$kout/overlay.qcow2,if=virtio,format=qcow2,cache=unsafe" \
-	-virtfs "local,path=$top,mount_tag=mw57,security_model=none,readonly=on" \
+	-virtfs "local,path=$run/stage,mount_tag=mw57,security_model=none,readonly=on" \
 	-virtfs "local,path=$run,mount_tag=mw57out,security_model=none" \
 	-virtfs "local,path=$ccache_dir,mount_tag=mw57ccache,security_model=none" \
 	-device virtio-rng-pci \
-	-serial "file:$kout/console.log" \
+	"${console[@]}" \
 	-serial "file:$kout/results.tap" || rc=$?
 echo "$rc" >"$kout/qemu.rc"
 exit "$rc"

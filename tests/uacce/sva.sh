@@ -10,6 +10,8 @@ set -u
 cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/ktap.sh
 . ../lib/ktap.sh
+# shellcheck source=../lib/kmsg.sh
+. ../lib/kmsg.sh
 # shellcheck source=lib.sh
 . ./lib.sh
 
@@ -17,14 +19,12 @@ sa_prelude
 ktap_print_header
 trap 'modprobe -r softacc 2>/dev/null' EXIT
 modprobe -r softacc 2>/dev/null
-# a marker, not a line count: the log buffer may be full and wrapping
-marker="mw57-sva-test-$$-$RANDOM"
-echo "$marker" >/dev/kmsg
+marker=$(kmsg_mark)
 sa_load request_sva=1 || ktap_exit_fail_msg "cannot load softacc request_sva=1"
 dev=$(sa_node 0)
 ktap_set_plan 3
 ktap_test_result "SVA requested: flags reads 0" grep -qx 0 "/sys/class/uacce/${dev##*/}/flags"
-log=$(dmesg | sed -n "/$marker/,\$p")
+log=$(kmsg_since "$marker")
 ktap_print_msg "$log"
 ktap_test_result "the log says: failed to enable IOPF feature! ret = -ENODEV" \
 	grep -q 'failed to enable IOPF feature! ret = -ENODEV' <<<"$log"
