@@ -113,6 +113,8 @@ fi
 # What was asked for must run: a suite, a test, a suite on a kernel.
 for s in "${suites[@]}"; do
 	setting "$s" tests >/dev/null || exit 2
+done
+for s in "${asked[@]}"; do
 	k=$(setting "$s" kernels)
 	if [ -n "$k" ] && [ -z "$(for l in "${labels[@]}"; do [[ " $k " == *" $l "* ]] && echo "$l"; done)" ]; then
 		echo "run-vm: suite $s runs only on kernel $k, not on ${labels[*]}" >&2
