@@ -21,8 +21,8 @@ cd "$(dirname "$0")" || exit 1
 
 ktap_print_header
 [ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root"
-# shellcheck source=lib.sh
-. ./lib.sh
+# shellcheck source=../lib/bareudp.sh
+. ../lib/bareudp.sh
 bu_setup
 bu_modules fou ipip act_mpls act_tunnel_key cls_flower
 

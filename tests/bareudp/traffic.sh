@@ -22,8 +22,8 @@ cd "$(dirname "$0")" || exit 1
 
 ktap_print_header
 [ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root"
-# shellcheck source=lib.sh
-. ./lib.sh
+# shellcheck source=../lib/bareudp.sh
+. ../lib/bareudp.sh
 bu_setup
 bu_both '
 	ip link add bu0 type bareudp dstport 6635 ethertype ipv4 srcportmin 49152 multiproto

@@ -15,8 +15,8 @@ ktap_print_header
 [ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root"
 grep -qw 'ipv6.disable=1' /proc/cmdline ||
 	ktap_exit_fail_msg "this suite must run in a boot with ipv6.disable=1"
-# shellcheck source=../bareudp/lib.sh
-. ../bareudp/lib.sh
+# shellcheck source=../lib/bareudp.sh
+. ../lib/bareudp.sh
 ktap_set_plan 7
 ktap_test_result "IPv6 is disabled (no /proc/sys/net/ipv6)" test ! -e /proc/sys/net/ipv6
 BU_IPV6=0

@@ -19,8 +19,8 @@ set -u
 cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/ktap.sh
 . ../lib/ktap.sh
-# shellcheck source=../raw_gadget/lib.sh
-. ../raw_gadget/lib.sh
+# shellcheck source=../lib/raw_gadget.sh
+. ../lib/raw_gadget.sh
 
 ROUNDS=${BENCH_ROUNDS:-5}
 MS=${BENCH_MS:-1000}

@@ -9,8 +9,8 @@ set -u
 cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/ktap.sh
 . ../lib/ktap.sh
-# shellcheck source=../uacce/lib.sh
-. ../uacce/lib.sh
+# shellcheck source=../lib/uacce.sh
+. ../lib/uacce.sh
 
 ktap_print_header
 [ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root"

@@ -13,8 +13,8 @@ set -u
 cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/ktap.sh
 . ../lib/ktap.sh
-# shellcheck source=../irq_inject/lib.sh
-. ../irq_inject/lib.sh
+# shellcheck source=../lib/irq_inject.sh
+. ../lib/irq_inject.sh
 
 ktap_print_header
 [ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root"

@@ -10,8 +10,8 @@ set -u
 cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/ktap.sh
 . ../lib/ktap.sh
-# shellcheck source=lib.sh
-. ./lib.sh
+# shellcheck source=../lib/irq_inject.sh
+. ../lib/irq_inject.sh
 
 LOCKDOWN=/sys/kernel/security/lockdown
 ktap_print_header

@@ -16,8 +16,8 @@ set -u
 cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/ktap.sh
 . ../lib/ktap.sh
-# shellcheck source=../raw_gadget/lib.sh
-. ../raw_gadget/lib.sh
+# shellcheck source=../lib/raw_gadget.sh
+. ../lib/raw_gadget.sh
 
 ktap_print_header
 [ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root"

@@ -9,8 +9,8 @@ set -u
 cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/ktap.sh
 . ../lib/ktap.sh
-# shellcheck source=lib.sh
-. ./lib.sh
+# shellcheck source=../lib/raw_gadget.sh
+. ../lib/raw_gadget.sh
 
 [ "$(id -u)" -eq 0 ] || { ktap_print_header; ktap_skip_all "needs root"; }
 rg_modules num=2 || { ktap_print_header; ktap_exit_fail_msg "cannot load dummy_hcd num=2 and raw_gadget"; }

@@ -12,8 +12,8 @@ cd "$(dirname "$0")" || exit 1
 . ../lib/ktap.sh
 # shellcheck source=../lib/kmsg.sh
 . ../lib/kmsg.sh
-# shellcheck source=lib.sh
-. ./lib.sh
+# shellcheck source=../lib/raw_gadget.sh
+. ../lib/raw_gadget.sh
 
 rg_suite_start keyboard num=2
 

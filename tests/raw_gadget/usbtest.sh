@@ -11,8 +11,8 @@ set -u
 cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/ktap.sh
 . ../lib/ktap.sh
-# shellcheck source=lib.sh
-. ./lib.sh
+# shellcheck source=../lib/raw_gadget.sh
+. ../lib/raw_gadget.sh
 
 CASES="1 2 3 4 5 6 7 8 9 10 11 12 13 14 17 18 19 20 21 24 25 26"
 VID=0525 PID=a4a0

@@ -9,8 +9,8 @@ set -u
 cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/ktap.sh
 . ../lib/ktap.sh
-# shellcheck source=lib.sh
-. ./lib.sh
+# shellcheck source=../lib/uacce.sh
+. ../lib/uacce.sh
 
 sa_prelude
 sa_load nr_queues=4 || { ktap_print_header; ktap_exit_fail_msg "cannot load softacc"; }

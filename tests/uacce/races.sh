@@ -11,8 +11,8 @@ set -u
 cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/ktap.sh
 . ../lib/ktap.sh
-# shellcheck source=lib.sh
-. ./lib.sh
+# shellcheck source=../lib/uacce.sh
+. ../lib/uacce.sh
 
 SECS=${RACE_SECS:-20}
 sa_prelude

@@ -12,8 +12,8 @@ set -u
 cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/ktap.sh
 . ../lib/ktap.sh
-# shellcheck source=lib.sh
-. ./lib.sh
+# shellcheck source=../lib/uacce.sh
+. ../lib/uacce.sh
 
 sa_prelude
 ktap_print_header

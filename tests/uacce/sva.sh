@@ -12,8 +12,8 @@ cd "$(dirname "$0")" || exit 1
 . ../lib/ktap.sh
 # shellcheck source=../lib/kmsg.sh
 . ../lib/kmsg.sh
-# shellcheck source=lib.sh
-. ./lib.sh
+# shellcheck source=../lib/uacce.sh
+. ../lib/uacce.sh
 
 sa_prelude
 ktap_print_header
