@@ -15,8 +15,7 @@ cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/wait.sh
 . ../lib/wait.sh
 
-ktap_print_header
-[ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root"
+ktap_begin root
 modprobe bareudp || ktap_exit_fail_msg "cannot load bareudp"
 ns=bu-cfg-$$
 ip netns add "$ns" || ktap_exit_fail_msg "cannot create netns"

@@ -15,8 +15,7 @@ cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/ktap.sh
 . ../lib/ktap.sh
 
-ktap_print_header
-[ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root"
+ktap_begin root
 # shellcheck source=../lib/bareudp.sh
 . ../lib/bareudp.sh
 bu_setup

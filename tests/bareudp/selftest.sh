@@ -11,8 +11,7 @@ cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/ktap.sh
 . ../lib/ktap.sh
 
-ktap_print_header
-[ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root"
+ktap_begin root
 series=$(uname -r | cut -d. -f1-2)
 script=$(dirname "${MW57_OUT:-/mnt/out/x}")/selftests/$series/bareudp.sh
 [ -s "$script" ] || ktap_exit_fail_msg "no extracted selftest at $script"

@@ -11,8 +11,7 @@ cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/ktap.sh
 . ../lib/ktap.sh
 
-ktap_print_header
-[ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root"
+ktap_begin root
 grep -qw 'ipv6.disable=1' /proc/cmdline ||
 	ktap_exit_fail_msg "this suite must run in a boot with ipv6.disable=1"
 # shellcheck source=../lib/bareudp.sh

@@ -48,8 +48,7 @@ C='' R1='' R2='' S=''
 # (every variant has its own chain, all set up once)
 use() { C=bb-c-$1-$$ R1=bb-r1-$1-$$ R2=bb-r2-$1-$$ S=bb-s-$1-$$; }
 
-ktap_print_header
-[ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root"
+ktap_begin root
 tmp=$(mktemp -d /tmp/bu-bench.XXXXXX)
 cleanup() {
 	local n

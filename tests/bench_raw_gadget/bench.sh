@@ -29,8 +29,7 @@ BUF=65536
 CFG=/sys/kernel/config/usb_gadget
 FFS=/dev/ffs-mw57bench
 
-ktap_print_header
-[ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root"
+ktap_begin root
 tmp=$(mktemp -d /tmp/rg-bench.XXXXXX)
 pids=()
 cleanup() {

@@ -12,8 +12,7 @@ cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/uacce.sh
 . ../lib/uacce.sh
 
-ktap_print_header
-[ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root"
+ktap_begin root
 command -v uacce_bench >/dev/null || ktap_exit_fail_msg "uacce_bench not built"
 sa_load dus_pages=64 || ktap_exit_fail_msg "cannot load softacc dus_pages=64"
 trap 'modprobe -r softacc uacce 2>/dev/null' EXIT

@@ -11,8 +11,7 @@ cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/ktap.sh
 . ../lib/ktap.sh
 
-ktap_print_header
-[ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root"
+ktap_begin root
 for t in mkfs.exfat fsck.exfat losetup; do
 	command -v "$t" >/dev/null || ktap_exit_fail_msg "$t missing from the guest image"
 done

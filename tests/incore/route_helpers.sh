@@ -21,8 +21,7 @@ cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/wait.sh
 . ../lib/wait.sh
 
-ktap_print_header
-[ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root"
+ktap_begin root
 
 A=rh-a-$$ B=rh-b-$$
 cleanup() {

@@ -14,8 +14,7 @@ cd "$(dirname "$0")" || exit 1
 . ../lib/irq_inject.sh
 
 LOCKDOWN=/sys/kernel/security/lockdown
-ktap_print_header
-[ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root"
+ktap_begin root
 # another suite may have unloaded it (packaging does)
 [ -e "$INJECT" ] || { modprobe irq_inject && [ -e "$INJECT" ]; } ||
 	ktap_exit_fail_msg "irq_inject is not loaded and cannot be loaded"

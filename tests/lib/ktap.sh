@@ -5,6 +5,8 @@
 # TAP 13 reporting for shell tests, with kselftest's names and exit codes:
 #
 #   ktap_print_header            "TAP version 13"
+#   ktap_begin [root]            the header; with root, a skip of
+#                                everything when not run as root
 #   ktap_set_plan N              "1..N"
 #   ktap_test_pass DESC          "ok N DESC"
 #   ktap_test_fail DESC          "not ok N DESC"
@@ -30,6 +32,11 @@ KTAP_PLAN=
 
 ktap_print_header() {
 	echo "TAP version 13"
+}
+
+ktap_begin() {
+	ktap_print_header
+	[ "${1:-}" != root ] || [ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root"
 }
 
 ktap_set_plan() {

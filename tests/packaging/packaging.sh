@@ -19,8 +19,7 @@ cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/raw_gadget.sh
 . ../lib/raw_gadget.sh
 
-ktap_print_header
-[ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root"
+ktap_begin root
 debs=$(dirname "${MW57_OUT:-/mnt/out/x}")/debs
 bundle=$(dirname "${MW57_OUT:-/mnt/out/x}")/bundle
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$bundle/dkms.conf")

@@ -9,8 +9,7 @@ cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/ktap.sh
 . ../lib/ktap.sh
 
-ktap_print_header
-[ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root"
+ktap_begin root
 ktap_set_plan 2
 ktap_test_result "no process holds /dev/raw-gadget" \
 	sh -c '! fuser /dev/raw-gadget 2>/dev/null'

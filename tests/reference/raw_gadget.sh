@@ -11,6 +11,5 @@ cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/reference.sh
 . ../lib/reference.sh
 
-ktap_print_header
-[ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root"
+ktap_begin root
 ref_compare raw_gadget raw_gadget abi.sh keyboard.sh usbtest.sh multi.sh loopback.sh
