@@ -67,23 +67,10 @@ static const struct {
 	struct kb_hid_desc hid;
 	struct rg_endpoint_descriptor ep;
 } __attribute__((packed)) kb_config = {
-	.config = {
-		.bLength = USB_DT_CONFIG_SIZE,
-		.bDescriptorType = USB_DT_CONFIG,
-		.wTotalLength = sizeof(kb_config),
-		.bNumInterfaces = 1,
-		.bConfigurationValue = 1,
-		.bmAttributes = USB_CONFIG_ATT_ONE,
-		.bMaxPower = 50,
-	},
-	.intf = {
-		.bLength = USB_DT_INTERFACE_SIZE,
-		.bDescriptorType = USB_DT_INTERFACE,
-		.bNumEndpoints = 1,
-		.bInterfaceClass = USB_CLASS_HID,
-		.bInterfaceSubClass = 1,	/* boot */
-		.bInterfaceProtocol = 1,	/* keyboard */
-	},
+	.config = RG_CONFIG_DESC(kb_config),
+	.intf = RG_INTERFACE_DESC(1, USB_CLASS_HID,
+				  .bInterfaceSubClass = 1,	/* boot */
+				  .bInterfaceProtocol = 1),	/* keyboard */
 	.hid = {
 		.bLength = sizeof(struct kb_hid_desc),
 		.bDescriptorType = HID_DT_HID,

@@ -35,35 +35,10 @@ static struct {
 	struct usb_interface_descriptor intf;
 	struct rg_endpoint_descriptor in, out;
 } __attribute__((packed)) lb_config = {
-	.config = {
-		.bLength = USB_DT_CONFIG_SIZE,
-		.bDescriptorType = USB_DT_CONFIG,
-		.wTotalLength = sizeof(lb_config),
-		.bNumInterfaces = 1,
-		.bConfigurationValue = 1,
-		.bmAttributes = USB_CONFIG_ATT_ONE,
-		.bMaxPower = 50,
-	},
-	.intf = {
-		.bLength = USB_DT_INTERFACE_SIZE,
-		.bDescriptorType = USB_DT_INTERFACE,
-		.bNumEndpoints = 2,
-		.bInterfaceClass = USB_CLASS_VENDOR_SPEC,
-	},
-	.in = {
-		.bLength = USB_DT_ENDPOINT_SIZE,
-		.bDescriptorType = USB_DT_ENDPOINT,
-		.bEndpointAddress = USB_DIR_IN | 1,
-		.bmAttributes = USB_ENDPOINT_XFER_BULK,
-		.wMaxPacketSize = 512,
-	},
-	.out = {
-		.bLength = USB_DT_ENDPOINT_SIZE,
-		.bDescriptorType = USB_DT_ENDPOINT,
-		.bEndpointAddress = USB_DIR_OUT | 2,
-		.bmAttributes = USB_ENDPOINT_XFER_BULK,
-		.wMaxPacketSize = 512,
-	},
+	.config = RG_CONFIG_DESC(lb_config),
+	.intf = RG_INTERFACE_DESC(2, USB_CLASS_VENDOR_SPEC),
+	.in = RG_BULK_EP_DESC(USB_DIR_IN | 1, 512),
+	.out = RG_BULK_EP_DESC(USB_DIR_OUT | 2, 512),
 };
 
 static const char *const lb_strings[] = { "mw57", "mw57 loopback", NULL };

@@ -46,36 +46,10 @@ static struct {
 	struct rg_endpoint_descriptor sink;	/* bulk OUT */
 	struct rg_endpoint_descriptor source;	/* bulk IN */
 } __attribute__((packed)) zero_config = {
-	.config = {
-		.bLength = USB_DT_CONFIG_SIZE,
-		.bDescriptorType = USB_DT_CONFIG,
-		.wTotalLength = sizeof(zero_config),
-		.bNumInterfaces = 1,
-		.bConfigurationValue = 1,
-		.bmAttributes = USB_CONFIG_ATT_ONE,
-		.bMaxPower = 50,
-	},
-	.intf = {
-		.bLength = USB_DT_INTERFACE_SIZE,
-		.bDescriptorType = USB_DT_INTERFACE,
-		.bNumEndpoints = 2,
-		.bInterfaceClass = USB_CLASS_VENDOR_SPEC,
-		.iInterface = 4,
-	},
-	.sink = {
-		.bLength = USB_DT_ENDPOINT_SIZE,
-		.bDescriptorType = USB_DT_ENDPOINT,
-		.bEndpointAddress = USB_DIR_OUT | 1,
-		.bmAttributes = USB_ENDPOINT_XFER_BULK,
-		.wMaxPacketSize = 512,
-	},
-	.source = {
-		.bLength = USB_DT_ENDPOINT_SIZE,
-		.bDescriptorType = USB_DT_ENDPOINT,
-		.bEndpointAddress = USB_DIR_IN | 1,
-		.bmAttributes = USB_ENDPOINT_XFER_BULK,
-		.wMaxPacketSize = 512,
-	},
+	.config = RG_CONFIG_DESC(zero_config),
+	.intf = RG_INTERFACE_DESC(2, USB_CLASS_VENDOR_SPEC, .iInterface = 4),
+	.sink = RG_BULK_EP_DESC(USB_DIR_OUT | 1, 512),
+	.source = RG_BULK_EP_DESC(USB_DIR_IN | 1, 512),
 };
 
 static const char *const zero_strings[] = {

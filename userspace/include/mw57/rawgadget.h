@@ -25,6 +25,35 @@ struct rg_endpoint_descriptor {
 	__u8	bInterval;
 } __attribute__((packed));
 
+/*
+ * Initializers for the descriptor tables of a one-configuration,
+ * one-interface device (bus-powered, 100 mA): the configuration header
+ * over the whole table CFG, the interface header, a bulk endpoint.
+ */
+#define RG_CONFIG_DESC(cfg) {					\
+	.bLength = USB_DT_CONFIG_SIZE,				\
+	.bDescriptorType = USB_DT_CONFIG,			\
+	.wTotalLength = sizeof(cfg),				\
+	.bNumInterfaces = 1,					\
+	.bConfigurationValue = 1,				\
+	.bmAttributes = USB_CONFIG_ATT_ONE,			\
+	.bMaxPower = 50,					\
+}
+#define RG_INTERFACE_DESC(n_eps, class, ...) {			\
+	.bLength = USB_DT_INTERFACE_SIZE,			\
+	.bDescriptorType = USB_DT_INTERFACE,			\
+	.bNumEndpoints = (n_eps),				\
+	.bInterfaceClass = (class),				\
+	__VA_ARGS__						\
+}
+#define RG_BULK_EP_DESC(addr, maxpacket) {			\
+	.bLength = USB_DT_ENDPOINT_SIZE,			\
+	.bDescriptorType = USB_DT_ENDPOINT,			\
+	.bEndpointAddress = (addr),				\
+	.bmAttributes = USB_ENDPOINT_XFER_BULK,			\
+	.wMaxPacketSize = (maxpacket),				\
+}
+
 /* The 9-byte form EP_ENABLE takes, from a configuration entry. */
 void rg_ep_desc(struct usb_endpoint_descriptor *out,
 		const struct rg_endpoint_descriptor *in);
