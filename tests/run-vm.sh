@@ -267,7 +267,7 @@ probes_of() {
 # boot command line.  A kernel whose probe set an earlier full kernel has
 # (in $run/covered) gets the reduced plan described at the top.
 plan() {
-	local label=$1 set mode=full by s k b phase t list dir
+	local label=$1 set mode=full by s k b g f d phase t list dir
 	set=$(probes_of "$label") || { echo "run-vm: $label: no probe outcomes" >&2; return 1; }
 	# the host's headers and the guest's kernel, side by side (summarize.sh
 	# fails the kernel when they differ)
@@ -283,12 +283,19 @@ plan() {
 	fi
 	echo "run-vm: $label: probes $set: ${mode}"
 	[ "$mode" != full ] || echo "$label $set" >>"$run/covered"
+	# --shell: the bundle installed and loaded, no test
+	[ -z "$shell" ] || suites=()
 	for s in "${suites[@]}"; do
 		k=$(setting "$s" kernels)
 		[ -z "$k" ] || [[ " $k " == *" $label "* ]] || continue
 		b=$(setting "$s" boot)
+		# the guest: a full plan spreads the suites over the kernel's
+		# guests (guest=); a boot suite boots on that guest's disk
+		g=$label
+		[ "$mode" != full ] || [ -z "$(setting "$s" guest)" ] || g=$label@$(setting "$s" guest)
 		dir=$run/$label${b:++$s}
 		mkdir -p "$dir"
+		[ -z "$b" ] || echo "$g" >"$dir/on"
 		for phase in main final; do
 			list=$(suite_tests "$s" "$phase")
 			# the reduced plan: the smoke tests of a suite about our code
@@ -300,8 +307,18 @@ plan() {
 			for t in $list; do
 				# --test: only the named tests of their suites
 				[[ " ${only[*]} " != *" $s/"* ]] || [[ " ${only[*]} " == *" $s/$t "* ]] || continue
-				echo "$phase $s $t $(setting "$s" timeout)"
-			done >>"$dir/manifest"
+				# a test that follows another suite runs in its guest
+				f=$(setting "$s" follow | tr ' ' '\n' | sed -n "s/^$t=//p")
+				d=$dir
+				if [ -z "$b" ] && [ "$mode" = full ] && [ -n "$f" ] &&
+					[ -n "$(setting "$f" guest)" ]; then
+					d=$run/$label@$(setting "$f" guest)
+				elif [ -z "$b" ]; then
+					d=$run/${g}
+				fi
+				mkdir -p "$d"
+				echo "$phase $s $t $(setting "$s" timeout)" >>"$d/manifest"
+			done
 		done
 		[ -n "$b" ] && echo "$b" >"$dir/boot"
 	done
@@ -383,8 +400,10 @@ debug_disk() {
 	echo "$layer"
 }
 
-boot() { # boot LABEL: the main guest of a kernel, then its boot suites
-	local label=$1 kver d base=
+# prepare LABEL: the kernel's release, the debug kernel's files and
+# disk, the plan; kept in RUNDIR/LABEL (kver, base, kdir) for its guests
+prepare() {
+	local label=$1 kver base=
 	if [ "$label" = debug ]; then
 		MW57_KERNEL_DIR=$(debug_kernel) || {
 			echo "run-vm: debug: the debug kernel did not build (see $cache/debug-build.log)" >&2
@@ -392,12 +411,14 @@ boot() { # boot LABEL: the main guest of a kernel, then its boot suites
 			return 1
 		}
 		export MW57_KERNEL_DIR
+		echo "$MW57_KERNEL_DIR" >"$run/$label/kdir"
 		mkdir -p "$run/kernel-debs"
 		cp "$MW57_KERNEL_DIR"/*.deb "$run/kernel-debs/"
 		kver=$(cat "$MW57_KERNEL_DIR/kernelrelease")
 	else
 		kver=$(kver_of "$label")
 	fi
+	echo "$kver" >"$run/$label/kver"
 	# (before the debug kernel's install boot: the later kernels' plans
 	# wait for this one)
 	plan "$label" || {
@@ -410,20 +431,44 @@ boot() { # boot LABEL: the main guest of a kernel, then its boot suites
 			return 1
 		}
 	fi
+	echo "$base" >"$run/$label/base"
+}
+
+# boot GUEST: one guest of a kernel (LABEL or LABEL@NAME) and then the
+# boot suites on its disk; the kernel's own job prepares it first, the
+# other guests of the kernel wait for that
+boot() {
+	local g=$1 label=${1%@*} kver base d
+	if [ "$g" = "$label" ]; then
+		prepare "$label" || return 1
+	else
+		until [ -f "$run/$label/base" ] || [ -f "$run/$label/prepare-failed" ]; do
+			sleep 2
+		done
+		[ -f "$run/$label/base" ] || return 1
+		[ -s "$run/$g/manifest" ] || return 0
+	fi
+	kver=$(cat "$run/$label/kver")
+	base=$(cat "$run/$label/base")
+	if [ -f "$run/$label/kdir" ]; then
+		MW57_KERNEL_DIR=$(cat "$run/$label/kdir")
+		export MW57_KERNEL_DIR
+	fi
 	if [ -n "$shell" ]; then
-		MW57_SHELL=1 guest "$label" "$kver" "$append mw57.shell=1" "$base"
+		MW57_SHELL=1 guest "$g" "$kver" "$append mw57.shell=1" "$base"
 		return
 	fi
-	guest "$label" "$kver" "$append" "$base"
-	# each boot suite on the main boot's disk, reusing its DKMS install
+	guest "$g" "$kver" "$append" "$base"
+	# each boot suite on this guest's disk, reusing its DKMS install
 	for d in "$run/$label"+*/; do
 		[ -s "$d/manifest" ] || continue
+		[ "$(cat "$d/on")" = "$g" ] || continue
 		d=$(basename "$d")
 		: >"$run/$d/reuse-install"
-		guest "$d" "$kver" "$append $(cat "$run/$d/boot")" "$run/$label/overlay.qcow2"
+		guest "$d" "$kver" "$append $(cat "$run/$d/boot")" "$run/$g/overlay.qcow2"
 		[ "$keep" = 1 ] || rm -f "$run/$d/overlay.qcow2"
 	done
-	[ "$keep" = 1 ] || rm -f "$run/$label/overlay.qcow2"
+	[ "$keep" = 1 ] || rm -f "$run/$g/overlay.qcow2"
 }
 
 echo "run-vm: image $img"
@@ -434,21 +479,25 @@ for l in "${order[@]}"; do mkdir -p "$run/$l"; done
 # share the two host cores better than one after the other.  A kernel's
 # plan needs the probe sets of the kernels before it: its job waits for
 # them (the debug kernel's after its build).
+# the guests of a kernel: the main one, then one per guest= name
+shards=$(for x in "${suites[@]}"; do setting "$x" guest; done | sort -u | xargs)
 for label in "${order[@]}"; do
-	while [ "$(for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && echo "$p"; done | wc -l)" -ge "$jobs" ]; do
-		wait -n "${pids[@]}" || true
-	done
-	if [ ${#pids[@]} -gt 0 ] && [ "$label" != "${order[0]}" ]; then
-		# wait until every earlier kernel has its plan
-		for l in "${order[@]}"; do
-			[ "$l" != "$label" ] || break
-			until [ -f "$run/$l/planned" ] || [ -f "$run/$l/prepare-failed" ]; do
-				sleep 2
-			done
+	for g in "$label" $([ -n "$shell" ] || for n in $shards; do echo "$label@$n"; done); do
+		while [ "$(for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && echo "$p"; done | wc -l)" -ge "$jobs" ]; do
+			wait -n 2>/dev/null || true
 		done
-	fi
-	boot "$label" &
-	pids+=($!)
+		if [ "$g" = "$label" ] && [ "$label" != "${order[0]}" ]; then
+			# wait until every earlier kernel has its plan
+			for l in "${order[@]}"; do
+				[ "$l" != "$label" ] || break
+				until [ -f "$run/$l/planned" ] || [ -f "$run/$l/prepare-failed" ]; do
+					sleep 2
+				done
+			done
+		fi
+		boot "$g" &
+		pids+=($!)
+	done
 done
 for p in "${pids[@]}"; do wait "$p" || true; done
 [ -n "$shell" ] && exit 0
@@ -461,5 +510,5 @@ done
 
 # every guest that was planned, main boots first
 mapfile -t done_labels < <(cd "$run" && for l in "${labels[@]}"; do
-	echo "$l"; for d in "$l"+*; do [ -s "$d/manifest" ] && echo "$d"; done; done)
+	echo "$l"; for d in "$l"@* "$l"+*; do [ -s "$d/manifest" ] && echo "$d"; done; done)
 exec "$top/tests/summarize.sh" "$run" "${done_labels[@]}"

@@ -176,7 +176,7 @@ if [ -s "$records" ]; then
 		{
 			split($2, a, ": ")
 			suite = (a[2] != "" && $2 !~ /^(dkms|module|kernel):/) ? a[1] : "(harness)"
-			k = $1; sub(/\+.*/, "", k)
+			k = $1; sub(/[+@].*/, "", k)
 			if (!(k in seenk)) { seenk[k] = 1; ks[nk++] = k }
 			if (!(suite in seens)) { seens[suite] = 1; ss[ns++] = suite }
 			p[suite, k] += $4; f[suite, k] += $5; s[suite, k] += $6; t[suite, k] += $7

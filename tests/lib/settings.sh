@@ -14,6 +14,11 @@
 #   kernels=    the only kernels the suite runs on (labels)
 #   coverage=   "kernel": the suite checks the kernel itself, so it runs
 #               on every kernel, covered code path or not
+#   guest=      a name: on a kernel that runs every test, the suite runs
+#               in a second guest of that name beside the main one (its
+#               own boot and DKMS build, to spread a long kernel over
+#               both job slots); a boot suite boots on that guest's disk
+#   follow=     TEST=SUITE...: TEST runs in SUITE's guest
 #   boot=       kernel command line: the suite gets its own boot
 #   debs=yes    the suite installs our Debian packages
 #   bench=yes   a benchmark: runs only when named
