@@ -73,10 +73,8 @@ prefixed() {
 # reader has its own position: nothing a test does to the log buffer hides
 # a line from it).  Each test is framed by two marker lines, so that a
 # splat counts against the test that was running.
-splat='BUG:|WARNING:|KASAN:|UBSAN:|refcount_t:|kmemleak:.*new suspected|'
-splat+='INFO: task .* blocked for more than|scheduling while atomic|'
-splat+='nobody cared|Oops|general protection fault|INFO: possible|'
-splat+='INFO: trying to register non-static key|Kernel panic'
+# shellcheck source=lib/splat.sh
+. "$top/tests/lib/splat.sh"
 kmsg=$out/kmsg.txt
 # the markers must not be rate-limited away (printk_devkmsg=ratelimit
 # drops writes past a burst of ten)
@@ -193,7 +191,7 @@ run_test() { # run_test SUITE TEST TIMEOUT
 	rc=$?
 	echo "# took $((SECONDS - t0)) s"
 	kmsg_marker "mw57: end $id" || why="no kernel log"
-	log=$(kmsg_window "$id" | grep -E "$splat")
+	log=$(kmsg_window "$id" | grep -E "$MW57_SPLAT")
 	if [ -n "$log" ]; then
 		echo "# the kernel logged while $id ran:"
 		head -n 20 <<<"$log" | sed 's/^/#   /'
@@ -227,7 +225,7 @@ kill "$kmsg_pid" 2>/dev/null
 # the whole log of this boot: what the boot itself logged before the
 # reader started, and every line since
 dmesg >"$out/dmesg.txt" 2>&1
-if { cat "$out/dmesg.txt"; kmsg_text; } | grep -E "$splat" >"$out/splats.txt"; then
+if { cat "$out/dmesg.txt"; kmsg_text; } | grep -E "$MW57_SPLAT" >"$out/splats.txt"; then
 	sed 's/^/# /' "$out/splats.txt" | head -n 40
 	result 1 "kernel: log has no splat"
 else

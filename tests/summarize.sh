@@ -16,15 +16,17 @@
 # closed: a guest that did not finish (no "# vmtest: done": panic, hang,
 # timeout), a plan that does not match, a nested plan that does not match
 # its results (a test that stopped early), a "Bail out!", a guest whose
-# preparation failed or that left no results, a kernel whose guest kernel
-# is not the host's header version (RUNDIR/<label>/versions), a suite
-# asked for that ran nowhere (RUNDIR/not-run), a parse that fails, and a
-# total of zero all count as failures.  Exit 1 on any failure, and on any
-# skip unless MW57_ALLOW_SKIP=1: everything the suites need is in the
-# guest.
+# preparation failed or that left no results, a kernel splat in a guest's
+# console log, a guest kernel other than the host's headers
+# (RUNDIR/<label>/versions), a suite asked for that ran nowhere
+# (RUNDIR/not-run), a parse that fails, and a total of zero all count as
+# failures.  Exit 1 on any failure, and on any skip unless
+# MW57_ALLOW_SKIP=1: everything the suites need is in the guest.
 set -u
 
 [ $# -ge 2 ] || { echo "usage: $0 RUNDIR LABEL..." >&2; exit 2; }
+# shellcheck source=lib/splat.sh
+. "$(dirname "$0")/lib/splat.sh"
 run=$1
 shift
 tp=0 tf=0 ts=0
@@ -136,6 +138,15 @@ for label in "$@"; do
 		grep '^REC' <<<"$out" | cut -f2- >>"$records"
 		sed -n 's/^DETAIL //p' <<<"$out" >>"$details"
 		read -r _ p f s < <(grep '^COUNTS ' <<<"$out")
+		# the console too: what the kernel said before the runner
+		# started, after it ended, or when the guest died
+		if splats=$(grep -a -E "$MW57_SPLAT" "$run/$label/console.log" 2>/dev/null); then
+			echo "  FAIL  the console log has a kernel splat"
+			{ echo "  $label: the console log has a kernel splat:"
+				head -n 10 <<<"$splats" | sed 's/^/      /'; } >>"$details"
+			printf '%s\tvmtest: console log\tFAIL\t0\t1\t0\t0\tkernel splat\n' "$label" >>"$records"
+			f=$((f + 1))
+		fi
 		# an unfinished guest: say why when the console knows
 		if ! grep -q '^# vmtest: done' "$run/$label/results.tap"; then
 			why=$(grep -a -m1 -E 'Kernel panic|BUG:|WARNING:' "$run/$label/console.log" 2>/dev/null |
