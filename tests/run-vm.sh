@@ -215,6 +215,10 @@ fi
 # debug_kernel: build or reuse the debug kernel (waiting for a build in
 # progress) and print its directory
 debug_kernel() {
+	if ! flock -n "$cache/debug-kernel.lock" true 2>/dev/null; then
+		echo "run-vm: waiting for the debug kernel build ($cache/debug-kernel.lock," \
+			"log $cache/debug-build.log)" >&2
+	fi
 	"$top/kbuild/debug-kernel.sh"
 }
 

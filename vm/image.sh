@@ -22,7 +22,7 @@ dir=$cache/image-$key
 
 mkdir -p "$cache"
 exec 9>"$cache/image.lock"
-flock 9
+flock -n 9 || { echo "image: waiting for $cache/image.lock (another run builds an image)" >&2; flock 9; }
 if [ ! -f "$dir/kernels" ]; then
 	echo "image: building $dir (cold; about 10 minutes)" >&2
 	"$here/mkimage.sh" "$dir" >&2
