@@ -16,4 +16,7 @@ kdir=$1
 src=$(sed -n 's:^include \(/.*\)/Makefile$:\1:p' "$kdir/Makefile" 2>/dev/null | head -n1)
 src=${src:-$kdir}
 [ -d "$src/include/linux" ] || { echo "probes: no kernel headers in $src" >&2; exit 1; }
-make -s -f "$(dirname "$0")/probes-print.mk" srctree="$src"
+# (a make of its own: no flags or directory lines of a calling make)
+MAKEFLAGS='' MAKELEVEL='' make -s --no-print-directory -f "$(dirname "$0")/probes-print.mk" \
+	srctree="$src" | grep -E '^[A-Z0-9_]+=[yn]$'
+[ "${PIPESTATUS[0]}" -eq 0 ]

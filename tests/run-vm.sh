@@ -259,7 +259,7 @@ probes_of() {
 			mv "$dk/probes.tmp" "$dk/probes"
 			rm -rf "$dk/headers"
 		fi
-		xargs <"$dk/probes"
+		grep -E '^[A-Z0-9_]+=[yn]$' "$dk/probes" | xargs
 	else
 		kver=$(kver_of "$1")
 		"$top/kbuild/probes.sh" "/lib/modules/$kver/build" | xargs
