@@ -28,6 +28,7 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+run_start=$(date +%s)
 export MW57_TESTS=$top/tests
 # shellcheck source=lib/settings.sh
 . "$top/tests/lib/settings.sh"
@@ -378,6 +379,8 @@ guest() {
 		wait $! 2>/dev/null || true
 	fi
 	echo "run-vm: $label: qemu exit $rc after $(($(date +%s) - start)) s"
+	# for the summary's timeline: seconds from the run's start, duration
+	echo "$((start - run_start)) $(($(date +%s) - start))" >"$run/$label/time"
 }
 
 # debug_disk KVER: a qcow2 layer over the image with the debug kernel's

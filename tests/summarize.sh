@@ -212,6 +212,15 @@ if [ -s "$records" ]; then
 		awk -F '\t' '{ printf "  %5d s  [%s] %s\n", $7, $1, $2 }'
 fi
 
+# when each guest ran, from the runner's start (guests before tests)
+if compgen -G "$run/*/time" >/dev/null; then
+	echo "timeline (seconds from the start of tests/run-vm.sh: start, end, guest):"
+	for f in "$run"/*/time; do
+		read -r at took <"$f"
+		printf '  %6d %6d  %s\n' "$at" "$((at + took))" "$(basename "$(dirname "$f")")"
+	done | sort -n
+fi
+
 # JUnit XML for CI systems, next to the TAP
 xml() { sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e 's/"/\&quot;/g'; }
 {
