@@ -454,6 +454,8 @@ boot() {
 		done
 		[ -f "$run/$label/base" ] || return 1
 		[ -s "$run/$g/manifest" ] || return 0
+		# its DKMS install is the main guest's
+		echo "$label" >"$run/$g/dkms-from"
 	fi
 	kver=$(cat "$run/$label/kver")
 	base=$(cat "$run/$label/base")
