@@ -95,7 +95,8 @@ kmsg_marker() { # kmsg_marker TEXT: log TEXT and wait until kmsg.txt has it
 }
 # kmsg_window ID: the log lines between the markers of test ID
 kmsg_window() {
-	kmsg_text | sed -n "/^mw57: begin $1\$/,/^mw57: end $1\$/p"
+	kmsg_text | awk -v b="mw57: begin $1" -v e="mw57: end $1" '
+		$0 == b { on = 1 } on { print } $0 == e { exit }'
 }
 
 # --- plan -----------------------------------------------------------------
