@@ -19,7 +19,9 @@
 #               own boot and DKMS build, to spread a long kernel over
 #               both job slots); a boot suite boots on that guest's disk
 #   follow=     TEST=SUITE...: TEST runs in SUITE's guest
-#   boot=       kernel command line: the suite gets its own boot
+#   boot=       kernel command line arguments: the suite runs in the
+#               guest's extra boot, whose command line has the arguments
+#               of every such suite it runs
 #   debs=yes    the suite installs our Debian packages
 #   bench=yes   a benchmark: runs only when named
 
