@@ -19,7 +19,8 @@
 
 SHELL := /bin/bash
 PKG := mw57
-VERSION := $(shell kbuild/version.sh)
+# (recursive: the DKMS tree has no version.sh, and `make modules` needs none)
+VERSION = $(shell kbuild/version.sh)
 BUILD ?= $(CURDIR)/build
 CACHE ?= $(or $(MW57_CACHE),/var/cache/mw57)
 
@@ -30,7 +31,7 @@ KVERS := $(if $(KVER),$(KVER),$(shell ls -d /lib/modules/*/build 2>/dev/null | \
 # What DKMS needs and nothing else (vm/, tests/ and the rest stay out).
 DKMS_FILES := dkms.conf Makefile LICENSE kbuild/Kbuild.include kbuild/probes.mk \
 	kbuild/version.h kbuild/include modules/Kbuild $(wildcard modules/*/Kbuild) \
-	$(filter-out %.mod.c,$(wildcard modules/*/*.[ch])) $(wildcard userspace/include)
+	$(filter-out %.mod.c,$(wildcard modules/*/*.[ch])) include/uapi
 
 # Benchmarks (make bench-NAME runs the guest suite tests/bench_NAME)
 BENCHES := bench-raw-gadget bench-bareudp bench-uacce

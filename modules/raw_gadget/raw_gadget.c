@@ -39,7 +39,7 @@
 #include <linux/usb/gadget.h>
 
 /* Our copy of the uapi header: the kernel's own may be the 6.1 version. */
-#include "../../userspace/include/linux/usb/raw_gadget.h"
+#include <linux/usb/raw_gadget.h>
 
 #define RG_DEVICE_NAME		"raw-gadget"
 #define RG_DRIVER_PREFIX	"raw-gadget."

@@ -9,7 +9,7 @@
  * A queue is a doorbell page (MMIO region) and a ring + data region (DUS),
  * both vmalloc_user() memory mapped with remap_vmalloc_range(), so user
  * mappings hold page references of their own.  The queue ABI is in
- * userspace/include/mw57/softacc.h.
+ * include/uapi/mw57/softacc.h.
  *
  * The "device" is one kernel thread per started queue that polls the
  * doorbell (backing off from 50 us to 2 ms when idle; SOFTACC_CMD_KICK
@@ -38,7 +38,7 @@
 #include <linux/vmalloc.h>
 
 #include "../uacce/mw57_uacce.h"
-#include "../../userspace/include/mw57/softacc.h"
+#include <mw57/softacc.h>
 
 #define SOFTACC_MAX_DEVS	8
 #define SOFTACC_SQ_DEPTH	64
