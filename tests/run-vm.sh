@@ -380,7 +380,7 @@ guest() {
 	start=$(date +%s)
 	: >"$run/$label/results.tap"
 	nice -n "$(guest_nice "$label")" "$top/vm/qemu.sh" "$img" "$kver" "$label" \
-		"$run" "$minutes" "$3" "${4:-}" &
+		"$run" "$minutes" "$3" "${4:-}" <&0 &
 	q=$!
 	if [ -n "$shell" ]; then
 		wait "$q" || rc=$?
@@ -504,7 +504,9 @@ for label in "${order[@]}"; do
 		while [ "$(for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && echo "$p"; done | wc -l)" -ge "$jobs" ]; do
 			wait -n 2>/dev/null || true
 		done
-		boot "$g" &
+		# (an explicit stdin: a background job's is /dev/null, and
+		# --shell's guest reads this terminal)
+		boot "$g" <&0 &
 		pids+=($!)
 	done
 done
