@@ -31,3 +31,53 @@ endif
 ifeq ($(call mw57_grep,linux/iommu.h,void *drvdata),y)
 ccflags-y += -DMW57_HAVE_SVA_BIND_DRVDATA
 endif
+
+# 6.15: rtnl_link_ops.newlink(dev, struct rtnl_newlink_params *, extack);
+# before, newlink(net, dev, tb, data, extack).
+ifeq ($(call mw57_grep,net/rtnetlink.h,struct rtnl_newlink_params {),y)
+ccflags-y += -DMW57_HAVE_RTNL_NEWLINK_PARAMS
+endif
+
+# udp_tunnel_xmit_skb() and udp_tunnel6_xmit_skb() with a last argument of
+# IP (IPv6) control-block flags.
+ifeq ($(call mw57_grep,net/udp_tunnel.h,u16 ipcb_flags),y)
+ccflags-y += -DMW57_HAVE_UDP_TUNNEL_XMIT_IPCB_FLAGS
+endif
+ifeq ($(call mw57_grep,net/udp_tunnel.h,u16 ip6cb_flags),y)
+ccflags-y += -DMW57_HAVE_UDP_TUNNEL6_XMIT_IP6CB_FLAGS
+endif
+
+# ipv6_stub->ipv6_dst_lookup_flow (net/ipv6_stubs.h, for IPv6 as a module);
+# without it IPv6 is always built in and ip6_dst_lookup_flow() is called.
+ifeq ($(call mw57_grep,net/ipv6_stubs.h,ipv6_dst_lookup_flow),y)
+ccflags-y += -DMW57_HAVE_IPV6_STUB
+endif
+
+# crc32c(crc, p, len) of the CRC library (<linux/crc32.h>); before,
+# __crc32c_le() with the same meaning.
+ifeq ($(call mw57_grep,linux/crc32.h,u32 crc32c),y)
+ccflags-y += -DMW57_HAVE_CRC32C_LIB
+endif
+
+# iommu_dev_enable_feature(): the driver enables IOPF and SVA itself;
+# without it the IOMMU core does so when a device is bound.
+ifeq ($(call mw57_grep,linux/iommu.h,iommu_dev_enable_feature),y)
+ccflags-y += -DMW57_HAVE_IOMMU_DEV_FEATURE
+endif
+
+# 7.x: setup_udp_tunnel_sock() and udp_tunnel_sock_release() take the
+# struct sock; before, the struct socket.
+ifeq ($(call mw57_grep,net/udp_tunnel.h,void udp_tunnel_sock_release(struct sock *sk)),y)
+ccflags-y += -DMW57_HAVE_UDP_TUNNEL_SOCK_SK
+endif
+
+# 7.x: struct flowi4 carries flowi4_dscp (dscp_t), not flowi4_tos.
+ifeq ($(call mw57_grep,net/flow.h,define flowi4_dscp),y)
+ccflags-y += -DMW57_HAVE_FLOWI4_DSCP
+endif
+
+# 6.12: pernet_operations.exit_rtnl(net, dev_kill_list); 6.1 has only
+# exit_batch_rtnl, 7.x only exit_rtnl.
+ifeq ($(call mw57_grep,net/net_namespace.h,exit_rtnl),y)
+ccflags-y += -DMW57_HAVE_PERNET_EXIT_RTNL
+endif

@@ -24,8 +24,7 @@ fi
 
 cd "$top"
 rc=0
-mapfile -t csrc < <(git ls-files 'modules/*.[ch]' 'kbuild/include/*.h' \
-	'kbuild/*.h' 'include/uapi/*.h')
+mapfile -t csrc < <(git ls-files 'modules/*.[ch]' 'kbuild/*.h' 'include/uapi/*.h')
 echo "style: checkpatch --strict on ${#csrc[@]} files"
 # CAMELCASE: USB descriptor fields (bRequestType, wLength) are spelled so by
 # the USB specification and <linux/usb/ch9.h>.

@@ -23,7 +23,6 @@
 #include <net/ip6_route.h>
 #include <net/ip_tunnels.h>
 #include <net/ipv6.h>
-#include <net/ipv6_stubs.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 #include <net/route.h>
@@ -255,7 +254,7 @@ static int bu_open(struct net_device *dev)
 		err = ip_setsockopt(sock->sk, SOL_IP, IP_MULTICAST_ALL,
 				    KERNEL_SOCKPTR(&one), sizeof(one));
 		if (err) {
-			udp_tunnel_sock_release(sock);
+			mw57_udp_tunnel_sock_release(sock);
 			return err;
 		}
 	}
@@ -266,7 +265,7 @@ static int bu_open(struct net_device *dev)
 	cfg.encap_rcv = bu_udp_encap_recv;
 	cfg.gro_receive = bu_gro_receive;
 	cfg.gro_complete = bu_gro_complete;
-	setup_udp_tunnel_sock(bu->net, sock, &cfg);
+	mw57_setup_udp_tunnel_sock(bu->net, sock, &cfg);
 	rcu_assign_pointer(bu->sock, sock);
 	return 0;
 }
@@ -279,7 +278,7 @@ static int bu_stop(struct net_device *dev)
 	rcu_assign_pointer(bu->sock, NULL);
 	synchronize_net();
 	if (sock)
-		udp_tunnel_sock_release(sock);
+		mw57_udp_tunnel_sock_release(sock);
 	return 0;
 }
 
@@ -293,7 +292,6 @@ static struct rtable *bu_route4(struct sk_buff *skb, struct net_device *dev,
 	struct flowi4 fl4 = {
 		.flowi4_proto = IPPROTO_UDP,
 		.flowi4_mark = skb->mark,
-		.flowi4_tos = key->tos & INET_DSCP_MASK,
 		.flowi4_flags = key->flow_flags,
 		.daddr = key->u.ipv4.dst,
 		.saddr = key->u.ipv4.src,
@@ -302,6 +300,7 @@ static struct rtable *bu_route4(struct sk_buff *skb, struct net_device *dev,
 	};
 	struct rtable *rt;
 
+	mw57_flowi4_set_dscp(&fl4, key->tos);
 	if (cache) {
 		rt = dst_cache_get_ip4(cache, saddr);
 		if (rt)
@@ -343,7 +342,7 @@ static struct dst_entry *bu_route6(struct sk_buff *skb, struct net_device *dev,
 		if (dst)
 			return dst;
 	}
-	dst = ipv6_stub->ipv6_dst_lookup_flow(net, sock->sk, &fl6, NULL);
+	dst = mw57_ip6_dst_lookup_flow(net, sock->sk, &fl6);
 	if (IS_ERR(dst))
 		return ERR_PTR(-ENETUNREACH);
 	if (dst->dev == dev) {
@@ -422,8 +421,8 @@ static int bu_xmit4(struct sk_buff *skb, struct net_device *dev,
 		ip_rt_put(rt);
 		return err;
 	}
-	udp_tunnel_xmit_skb(rt, sock->sk, skb, saddr, key->u.ipv4.dst, tos,
-			    ttl, df, sport, bu->port, xnet, !udp_sum);
+	mw57_udp_tunnel_xmit_skb(rt, sock->sk, skb, saddr, key->u.ipv4.dst, tos,
+				 ttl, df, sport, bu->port, xnet, !udp_sum);
 	return 0;
 }
 
@@ -464,8 +463,8 @@ static int bu_xmit6(struct sk_buff *skb, struct net_device *dev,
 		dst_release(dst);
 		return err;
 	}
-	udp_tunnel6_xmit_skb(dst, sock->sk, skb, dev, &saddr, &daddr, prio, ttl,
-			     key->label, sport, bu->port, !udp_sum);
+	mw57_udp_tunnel6_xmit_skb(dst, sock->sk, skb, dev, &saddr, &daddr, prio,
+				  ttl, key->label, sport, bu->port, !udp_sum);
 	return 0;
 }
 
@@ -676,9 +675,9 @@ static void bu_dellink(struct net_device *dev, struct list_head *head)
 	unregister_netdevice_queue(dev, head);
 }
 
-static int bu_newlink(struct net *net, struct net_device *dev,
-		      struct nlattr *tb[], struct nlattr *data[],
-		      struct netlink_ext_ack *extack)
+static int bu_create(struct net *net, struct net_device *dev,
+		     struct nlattr *tb[], struct nlattr *data[],
+		     struct netlink_ext_ack *extack)
 {
 	struct bu_net *bn = net_generic(net, bu_net_id);
 	struct bu_dev *bu = netdev_priv(dev), *t;
@@ -747,7 +746,6 @@ static struct rtnl_link_ops bu_link_ops __read_mostly = {
 	.priv_size	= sizeof(struct bu_dev),
 	.setup		= bu_setup,
 	.validate	= bu_validate,
-	.newlink	= bu_newlink,
 	.dellink	= bu_dellink,
 	.get_size	= bu_get_size,
 	.fill_info	= bu_fill_info,
@@ -763,29 +761,25 @@ static int __net_init bu_init_net(struct net *net)
 	return 0;
 }
 
-static void __net_exit bu_exit_batch_rtnl(struct list_head *net_list,
-					  struct list_head *dev_kill_list)
+/* under RTNL, per namespace (mw57_pernet_set_exit_rtnl()) */
+static void __net_exit bu_exit_rtnl(struct net *net,
+				    struct list_head *dev_kill_list)
 {
+	struct bu_net *bn = net_generic(net, bu_net_id);
 	struct net_device *dev, *aux;
 	struct bu_dev *bu, *next;
-	struct bu_net *bn;
-	struct net *net;
 
-	list_for_each_entry(net, net_list, exit_list) {
-		bn = net_generic(net, bu_net_id);
-		/* our devices living in this netns ... */
-		for_each_netdev_safe(net, dev, aux)
-			if (dev->rtnl_link_ops == &bu_link_ops)
-				bu_dellink(dev, dev_kill_list);
-		/* ... and those elsewhere whose socket is in this netns */
-		list_for_each_entry_safe(bu, next, &bn->devs, next)
-			bu_dellink(bu->dev, dev_kill_list);
-	}
+	/* our devices living in this netns ... */
+	for_each_netdev_safe(net, dev, aux)
+		if (dev->rtnl_link_ops == &bu_link_ops)
+			bu_dellink(dev, dev_kill_list);
+	/* ... and those elsewhere whose socket is in this netns */
+	list_for_each_entry_safe(bu, next, &bn->devs, next)
+		bu_dellink(bu->dev, dev_kill_list);
 }
 
 static struct pernet_operations bu_net_ops = {
 	.init		= bu_init_net,
-	.exit_batch_rtnl = bu_exit_batch_rtnl,
 	.id		= &bu_net_id,
 	.size		= sizeof(struct bu_net),
 };
@@ -794,6 +788,9 @@ static int __init bu_mod_init(void)
 {
 	int err;
 
+	/* the callbacks whose signature differs between kernels */
+	mw57_pernet_set_exit_rtnl(&bu_net_ops, bu_exit_rtnl);
+	mw57_rtnl_link_set_newlink(&bu_link_ops, bu_create);
 	err = register_pernet_subsys(&bu_net_ops);
 	if (err)
 		goto out;

@@ -222,7 +222,7 @@ static void softacc_exec(struct softacc_queue *sq, const struct softacc_sqe *e,
 		if (!softacc_range_ok(e->src_off, e->src_len, sq->data_size))
 			c->status = -EINVAL;
 		else
-			c->result = ~__crc32c_le(~e->seed, data + e->src_off,
+			c->result = ~mw57_crc32c(~e->seed, data + e->src_off,
 						 e->src_len);
 		break;
 	case SOFTACC_OP_FAIL:

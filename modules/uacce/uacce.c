@@ -524,17 +524,10 @@ static unsigned int uacce_enable_sva(struct device *parent, unsigned int flags)
 	if (!(flags & UACCE_DEV_SVA))
 		return flags;
 	flags &= ~UACCE_DEV_SVA;
-	ret = iommu_dev_enable_feature(parent, IOMMU_DEV_FEAT_IOPF);
+	ret = mw57_iommu_dev_enable_sva(parent);
 	if (ret) {
-		dev_err(parent, "failed to enable IOPF feature! ret = %pe\n",
+		dev_err(parent, "failed to enable SVA (IOPF, SVA)! ret = %pe\n",
 			ERR_PTR(ret));
-		return flags;
-	}
-	ret = iommu_dev_enable_feature(parent, IOMMU_DEV_FEAT_SVA);
-	if (ret) {
-		dev_err(parent, "failed to enable SVA feature! ret = %pe\n",
-			ERR_PTR(ret));
-		iommu_dev_disable_feature(parent, IOMMU_DEV_FEAT_IOPF);
 		return flags;
 	}
 	return flags | UACCE_DEV_SVA;
@@ -544,8 +537,7 @@ static void uacce_disable_sva(struct uacce_device *uacce)
 {
 	if (!(uacce->flags & UACCE_DEV_SVA))
 		return;
-	iommu_dev_disable_feature(uacce->parent, IOMMU_DEV_FEAT_SVA);
-	iommu_dev_disable_feature(uacce->parent, IOMMU_DEV_FEAT_IOPF);
+	mw57_iommu_dev_disable_sva(uacce->parent);
 }
 
 static void uacce_release(struct device *dev)
