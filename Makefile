@@ -14,6 +14,8 @@
 #   make style | sparse | check-version | unit
 #   make deps            install the host packages (apt, idempotent)
 #   make probes          the feature probes' outcomes per kernel (KVER=...)
+#   make matrix          build every module for every Debian kernel ABI in a
+#                        chroot of its release (kbuild/matrix.list)
 #   make vmtest          tests/run-vm.sh --kernel all
 #   make smoke           one kernel: DKMS install, load, a quick test per module
 #   make check           everything CI runs
@@ -38,7 +40,7 @@ DKMS_FILES := dkms.conf Makefile LICENSE kbuild/Kbuild.include kbuild/probes.mk 
 BENCHES := bench-raw-gadget bench-bareudp bench-uacce
 
 .PHONY: all modules clean-modules userspace dkms-install check-version style \
-	sparse unit deps probes vmtest smoke check clean $(BENCHES) deb
+	sparse unit deps probes matrix vmtest smoke check clean $(BENCHES) deb
 
 all:
 	@test -n "$(KVERS)" || { echo "no 6.1/6.12 header tree installed (make deps)"; exit 1; }
@@ -85,9 +87,17 @@ unit:
 deps:
 	kbuild/deps.sh
 
+# the host's trees, then those of the matrix chroots (after make matrix)
 probes:
-	@test -n "$(KVERS)" || { echo "no 6.1/6.12 header tree installed (make deps)"; exit 1; }
 	@for k in $(KVERS); do echo "$$k: $$(kbuild/probes.sh /lib/modules/$$k/build | xargs)"; done
+	@for b in $(CACHE)/matrix/*/lib/modules/*/build; do \
+		[ -e "$$b" ] || continue; r=$${b%/lib/modules/*}; k=$${b#$$r/lib/modules/}; k=$${k%/build}; \
+		[ -z "$(KVER)" ] || [ "$(KVER)" = "$$k" ] || continue; \
+		echo "$$k ($$(basename $$r)): $$(kbuild/probes.sh --root $$r /lib/modules/$$k/build | xargs)"; \
+	done
+
+matrix:
+	kbuild/matrix.sh "$(CACHE)"
 
 vmtest: deps
 	tests/run-vm.sh --kernel all
@@ -98,7 +108,7 @@ smoke: deps
 
 # deps first: a fresh machine has nothing (see README)
 check: deps
-	$(MAKE) check-version style all sparse userspace unit vmtest
+	$(MAKE) check-version style all sparse matrix userspace unit vmtest
 
 # Debian packages mw57-dkms and mw57-tools from a copy of the working tree
 # (dpkg-buildpackage writes to the parent directory), checked by lintian.
