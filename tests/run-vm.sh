@@ -251,24 +251,27 @@ host_abi() {
 # probes_of LABEL: the kernel's probe outcomes on one line; the debug
 # kernel's from the headers in its .deb (extracted once, kept with it)
 probes_of() {
-	local kver dk fd
+	local kver dk fd out
 	if [ "$1" = debug ]; then
 		dk=$(debug_kernel) || return 1
+		# (kept per version of the probes: a new probe computes anew)
+		out=$dk/probes-$(cat "$top"/kbuild/probes.mk "$top"/kbuild/probes-print.mk |
+			sha256sum | cut -c1-16)
 		exec {fd}>"$dk/probes.lock"
 		flock "$fd"
-		if [ ! -s "$dk/probes" ]; then
+		if [ ! -s "$out" ]; then
 			rm -rf "$dk/headers"
 			mkdir -p "$dk/headers"
 			dpkg-deb --fsys-tarfile "$dk"/linux-headers-*.deb |
 				tar -x -C "$dk/headers" --wildcards './usr/src/*/include' \
 					'./usr/src/*/Makefile' || return 1
 			"$top/kbuild/probes.sh" "$(echo "$dk"/headers/usr/src/linux-headers-*)" \
-				>"$dk/probes.tmp" || return 1
-			mv "$dk/probes.tmp" "$dk/probes"
+				>"$out.tmp" || return 1
+			mv "$out.tmp" "$out"
 			rm -rf "$dk/headers"
 		fi
 		exec {fd}>&-
-		grep -E '^[A-Z0-9_]+=[yn]$' "$dk/probes" | xargs
+		grep -E '^[A-Z0-9_]+=[yn]$' "$out" | xargs
 	else
 		kver=$(kver_of "$1")
 		"$top/kbuild/probes.sh" "/lib/modules/$kver/build" | xargs
