@@ -77,7 +77,9 @@ if ! mk bindeb-pkg >>"$log" 2>&1; then
 	echo "debug-kernel: build failed (log $log)" >&2
 	exit 1
 fi
-krel=$(make -s -C "$src" kernelrelease)
+# (a make of its own: under `make check` an inherited -w adds
+# "Entering directory" lines to the output)
+krel=$(MAKEFLAGS='' MAKELEVEL='' make -s --no-print-directory -C "$src" kernelrelease)
 mkdir -p "$dir.tmp"
 cp "$work"/linux-image-"$krel"_*.deb "$work"/linux-headers-"$krel"_*.deb "$dir.tmp/"
 cp "$src/arch/x86/boot/bzImage" "$dir.tmp/vmlinuz-$krel"
