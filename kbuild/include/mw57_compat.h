@@ -269,32 +269,40 @@ mw57_iommu_sva_bind_device(struct device *dev, struct mm_struct *mm)
 
 /*
  * SVA setup of a parent device.  MW57_HAVE_IOMMU_DEV_FEATURE: the driver
- * enables IOPF, then SVA (and disables both in reverse).  Without it (7.x)
- * the IOMMU core does that on iommu_sva_bind_device(); SVA needs the
- * device to sit behind an IOMMU (-ENODEV otherwise, as before).
+ * enables IOPF, then SVA, with iommu_dev_enable_feature() (and disables
+ * both in reverse).  Without it (7.x) the IOMMU core does that on
+ * iommu_sva_bind_device(): each step only needs the device to sit behind
+ * an IOMMU (-ENODEV otherwise, as before) and disabling does nothing.
  */
-static inline int mw57_iommu_dev_enable_sva(struct device *dev)
+static inline int mw57_iommu_enable_iopf(struct device *dev)
 {
 #ifdef MW57_HAVE_IOMMU_DEV_FEATURE
-	int ret;
-
-	ret = iommu_dev_enable_feature(dev, IOMMU_DEV_FEAT_IOPF);
-	if (ret)
-		return ret;
-	ret = iommu_dev_enable_feature(dev, IOMMU_DEV_FEAT_SVA);
-	if (ret)
-		iommu_dev_disable_feature(dev, IOMMU_DEV_FEAT_IOPF);
-	return ret;
+	return iommu_dev_enable_feature(dev, IOMMU_DEV_FEAT_IOPF);
 #else
 	return device_iommu_mapped(dev) ? 0 : -ENODEV;
 #endif
 }
 
-static inline void mw57_iommu_dev_disable_sva(struct device *dev)
+static inline int mw57_iommu_enable_sva(struct device *dev)
+{
+#ifdef MW57_HAVE_IOMMU_DEV_FEATURE
+	return iommu_dev_enable_feature(dev, IOMMU_DEV_FEAT_SVA);
+#else
+	return device_iommu_mapped(dev) ? 0 : -ENODEV;
+#endif
+}
+
+static inline void mw57_iommu_disable_iopf(struct device *dev)
+{
+#ifdef MW57_HAVE_IOMMU_DEV_FEATURE
+	iommu_dev_disable_feature(dev, IOMMU_DEV_FEAT_IOPF);
+#endif
+}
+
+static inline void mw57_iommu_disable_sva(struct device *dev)
 {
 #ifdef MW57_HAVE_IOMMU_DEV_FEATURE
 	iommu_dev_disable_feature(dev, IOMMU_DEV_FEAT_SVA);
-	iommu_dev_disable_feature(dev, IOMMU_DEV_FEAT_IOPF);
 #endif
 }
 #endif /* MW57_NEED_UACCE_COMPAT */

@@ -524,10 +524,17 @@ static unsigned int uacce_enable_sva(struct device *parent, unsigned int flags)
 	if (!(flags & UACCE_DEV_SVA))
 		return flags;
 	flags &= ~UACCE_DEV_SVA;
-	ret = mw57_iommu_dev_enable_sva(parent);
+	ret = mw57_iommu_enable_iopf(parent);
 	if (ret) {
-		dev_err(parent, "failed to enable SVA (IOPF, SVA)! ret = %pe\n",
+		dev_err(parent, "failed to enable IOPF feature! ret = %pe\n",
 			ERR_PTR(ret));
+		return flags;
+	}
+	ret = mw57_iommu_enable_sva(parent);
+	if (ret) {
+		dev_err(parent, "failed to enable SVA feature! ret = %pe\n",
+			ERR_PTR(ret));
+		mw57_iommu_disable_iopf(parent);
 		return flags;
 	}
 	return flags | UACCE_DEV_SVA;
@@ -537,7 +544,8 @@ static void uacce_disable_sva(struct uacce_device *uacce)
 {
 	if (!(uacce->flags & UACCE_DEV_SVA))
 		return;
-	mw57_iommu_dev_disable_sva(uacce->parent);
+	mw57_iommu_disable_sva(uacce->parent);
+	mw57_iommu_disable_iopf(uacce->parent);
 }
 
 static void uacce_release(struct device *dev)
