@@ -65,15 +65,19 @@ event_node() {
 	return 1
 }
 
-# read_keys NODE COUNT SECONDS: print the key codes of the first COUNT
-# key presses (value 1) on evdev NODE, space separated; fails on timeout.
+# read_keys NODE COUNT SECONDS READY: print the key codes of the first
+# COUNT key presses (value 1) on evdev NODE, space separated; fails on
+# timeout.  It creates file READY once NODE is open: only then may keys be
+# typed.  (That anyone holds NODE says nothing: udev's input_id opens every
+# new event node for a moment.)
 read_keys() {
 	python3 - "$@" <<'PY'
 import os, select, struct, sys, time
-node, count, limit = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+node, count, limit, ready = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
 fmt = "llHHi"
 size = struct.calcsize(fmt)
 fd = os.open(node, os.O_RDONLY | os.O_NONBLOCK)
+open(ready, "w").close()
 keys, end, buf = [], time.monotonic() + limit, b""
 while len(keys) < count:
     left = end - time.monotonic()

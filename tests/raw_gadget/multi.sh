@@ -33,9 +33,10 @@ typed() { # typed DEV FD: "mw57" written to FD arrives on DEV's evdev node
 	local node reader out
 	wait_for 20 event_node "$1:1.0" >/dev/null || return 1
 	node=$(event_node "$1:1.0")
-	read_keys "$node" 5 20 >"$tmp/keys.$1" &
+	rm -f "$tmp/ready.$1"
+	read_keys "$node" 5 20 "$tmp/ready.$1" >"$tmp/keys.$1" &
 	reader=$!
-	wait_for 60 fuser -s "$node" || { kill "$reader"; return 1; }
+	wait_for 60 test -e "$tmp/ready.$1" || { kill "$reader"; return 1; }
 	echo mw57 >&"$2"
 	wait "$reader"
 	out=$(cat "$tmp/keys.$1")
