@@ -14,52 +14,11 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${1:-${MW57_CACHE:-/var/cache/mw57}}/matrix
-mirror=${MW57_MIRROR:-http://deb.debian.org/debian}
-security=${MW57_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
+archive_dir=$cache
+# shellcheck source=archive.sh
+. "$here/archive.sh"
 mkdir -p "$cache"
 start=$(date +%s)
-
-# sources SUITE...: apt source lines, main only
-sources() {
-	local s
-	for s; do
-		case $s in
-		*-security) echo "deb $security $s main" ;;
-		*) echo "deb $mirror $s main" ;;
-		esac
-	done
-}
-
-# apt_for REL CMD ARGS...: apt-get/apt-cache on REL's own lists
-apt_for() {
-	local d=$cache/apt-$1
-	shift
-	"$@" -o Dir::Etc::SourceList="$d/sources.list" -o Dir::Etc::SourceParts=/dev/null \
-		-o Dir::State::Lists="$d/lists" -o Dir::Cache="$d/cache" \
-		-o Dir::State::Status=/dev/null -o APT::Architecture=amd64 \
-		-o Debug::NoLocking=1 -o Acquire::Check-Valid-Until=false
-}
-
-# candidate REL PKG[/SUITE]: the version apt would take (from SUITE)
-candidate() {
-	local pkg=${2%/*} suite=
-	[ "$pkg" = "$2" ] || suite=${2#*/}
-	if [ -n "$suite" ]; then
-		apt_for "$1" apt-cache madison "$pkg" |
-			awk -F ' [|] ' -v s=" $suite/" 'index($3, s) { print $2; exit }'
-	else
-		apt_for "$1" apt-cache policy "$pkg" | sed -n 's/^ *Candidate: //p' | grep -v '(none)'
-	fi
-}
-
-# abi_of REL META[/SUITE]: the kernel ABI a header metapackage names
-abi_of() {
-	local v
-	v=$(candidate "$1" "$2") || return 1
-	[ -n "$v" ] || return 1
-	apt_for "$1" apt-cache show "${2%/*}=$v" | sed -n 's/^Depends: //p' | head -n1 |
-		grep -oE 'linux-headers-[0-9][^ ,]*' | head -n1 | sed 's/^linux-headers-//'
-}
 
 results=()
 rc=0
@@ -70,10 +29,8 @@ while IFS='|' read -r rel suites metas; do
 	case $rel in '' | \#*) continue ;; esac
 	rel=${rel// /}
 	d=$cache/apt-$rel
-	mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
-	# shellcheck disable=SC2086 # lists of words
-	sources $suites >"$d/sources.list"
-	if ! apt_for "$rel" apt-get -q update >"$d/update.log" 2>&1; then
+	# shellcheck disable=SC2086 # a list of words
+	if ! archive_update "$rel" $suites; then
 		echo "matrix: $rel: apt-get update failed (see $d/update.log)"
 		results+=("$rel: apt-get update FAILED")
 		rc=1
@@ -83,7 +40,7 @@ while IFS='|' read -r rel suites metas; do
 	for m in $metas; do
 		nosparse=0
 		[ "${m%!nosparse}" = "$m" ] || { m=${m%!nosparse}; nosparse=1; }
-		a=$(abi_of "$rel" "$m") || a=
+		a=$(archive_abi_of "$rel" "$m") || a=
 		if [ -z "$a" ]; then
 			echo "matrix: $rel: $m names no kernel ABI in the archive"
 			results+=("$rel $m: FAILED (no ABI)")
@@ -97,12 +54,12 @@ while IFS='|' read -r rel suites metas; do
 	[ ${#abis[@]} -gt 0 ] || continue
 	# the compiler each header package asks for, make and sparse
 	for p in "${pkgs[@]}"; do
-		apt_for "$rel" apt-cache show "$p" | sed -n 's/^Depends: //p' | head -n1 |
+		archive_apt "$rel" apt-cache show "$p" | sed -n 's/^Depends: //p' | head -n1 |
 			grep -oE '\bgcc-[0-9]+\b' || true
 	done | sort -u >"$d/compilers"
 	mapfile -t -O ${#pkgs[@]} pkgs <"$d/compilers"
 	pkgs+=(make sparse)
-	versions=$(for p in "${pkgs[@]}"; do echo "$p=$(candidate "$rel" "$p")"; done)
+	versions=$(for p in "${pkgs[@]}"; do echo "$p=$(archive_candidate "$rel" "$p")"; done)
 	key=$({ echo "$rel $suites"; echo "$versions"; sed -n '/^# --- chroot/,/^# ---$/p' "$0"; } |
 		sha256sum | cut -c1-16)
 	root=$cache/$rel-$key
