@@ -2,24 +2,28 @@
 # SPDX-License-Identifier: GPL-2.0
 # Copyright (C) 2026 The mw57 authors.
 #
-# Build the Debian bookworm guest image into DIR (which must not exist):
+# mkimage.sh DIR RELEASE "SUITES" LABEL=ABI[/SUITE]...
+#
+# Build the guest image of a Debian release into DIR (which must not
+# exist; vm/image.sh names it and resolves the ABIs from vm/images.list):
 #   DIR/root.img                 ext4 root filesystem (made with mkfs.ext4 -d)
 #   DIR/vmlinuz-<kver>           kernels for direct -kernel boot
 #   DIR/initrd.img-<kver>        small initrds (MODULES=list)
-#   DIR/kernels                  one line per kernel: <series> <kver>
+#   DIR/kernels                  one line per kernel: <label> <kver>
 #
-# debootstrap gives plain bookworm; the kernels must come from
-# bookworm-security to match linux-headers-amd64, so the rest of the
-# packages is installed with apt inside a chroot.  The chroot needs proc,
-# sys and dev; they are unmounted (trap) before the image is made.
+# debootstrap gives the plain release; the kernels come from the security
+# suite (or backports: ABI/SUITE), so the rest of the packages is installed
+# with apt inside a chroot, with every suite of SUITES.  The chroot needs
+# proc, sys and dev; they are unmounted (trap) before the image is made.
 set -euo pipefail
 
-usage() { echo "usage: $0 DIR" >&2; exit 2; }
-[ $# -eq 1 ] || usage
-dest=$1
+usage() { echo "usage: $0 DIR RELEASE SUITES LABEL=ABI[/SUITE]..." >&2; exit 2; }
+[ $# -ge 4 ] || usage
+dest=$1 release=$2 suites=$3
+shift 3
 here=$(cd "$(dirname "$0")" && pwd)
-mirror=${MW57_MIRROR:-http://deb.debian.org/debian}
-secmirror=${MW57_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
+# shellcheck source=../kbuild/archive.sh
+. "$here/../kbuild/archive.sh"
 size=${MW57_IMAGE_SIZE:-8G}
 
 [ ! -e "$dest" ] || { echo "mkimage: $dest exists" >&2; exit 1; }
@@ -42,17 +46,23 @@ mnt() { # mnt TYPE|--bind SRC DST
 }
 
 packages=$(sed -e 's/#.*//' "$here/packages.list" | xargs)
+# each kernel with its headers, from its suite when it names one
+for k; do
+	abi=${k#*=}
+	sfx=
+	[[ $abi != */* ]] || { sfx=/${abi#*/}; abi=${abi%/*}; }
+	packages+=" linux-image-$abi$sfx linux-headers-$abi$sfx"
+done
 
-echo "mkimage: debootstrap bookworm into $root"
+echo "mkimage: debootstrap $release into $root"
 debootstrap --variant=minbase --include=ca-certificates \
-	bookworm "$root" "$mirror" >"$work/debootstrap.log" 2>&1 ||
+	"$release" "$root" "$archive_mirror" >"$work/debootstrap.log" 2>&1 ||
 	{ tail -n 30 "$work/debootstrap.log" >&2; exit 1; }
 
-cat >"$root/etc/apt/sources.list" <<EOF
-deb $mirror bookworm main
-deb $mirror bookworm-updates main
-deb $secmirror bookworm-security main
-EOF
+# shellcheck disable=SC2086 # a list of words
+archive_sources $suites >"$root/etc/apt/sources.list"
+# (sid-style Valid-Until on a mirror's Release files)
+echo 'Acquire::Check-Valid-Until "false";' >"$root/etc/apt/apt.conf.d/90mw57-valid"
 # Never start services inside the chroot.
 printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
 chmod +x "$root/usr/sbin/policy-rc.d"
@@ -72,7 +82,7 @@ mnt -t sysfs sysfs "$root/sys"
 mnt --bind /dev "$root/dev"
 mnt --bind /dev/pts "$root/dev/pts"
 
-echo "mkimage: apt-get install (bookworm + updates + security)"
+echo "mkimage: apt-get install ($suites)"
 chroot "$root" /usr/bin/env DEBIAN_FRONTEND=noninteractive LC_ALL=C \
 	sh -c "apt-get update && apt-get install -y $packages &&
 		mkdir -p /var/cache/mw57-debs &&
@@ -97,18 +107,21 @@ mounted=()
 : >"$work/kernels"
 for k in "$root"/boot/vmlinuz-*; do
 	kver=${k##*/vmlinuz-}
-	series=$(echo "$kver" | cut -d. -f1-2)
+	label=
+	for l; do
+		[ "${l#*=}" != "$kver" ] && [ "${l#*=}" != "$kver/${l##*/}" ] || label=${l%%=*}
+	done
+	[ -n "$label" ] || { echo "mkimage: $kver was not asked for" >&2; exit 1; }
 	[ -d "$root/usr/src/linux-headers-$kver" ] ||
 		{ echo "mkimage: no headers for $kver" >&2; exit 1; }
 	cp "$k" "$work/vmlinuz-$kver"
 	cp "$root/boot/initrd.img-$kver" "$work/initrd.img-$kver"
-	echo "$series $kver" >>"$work/kernels"
+	echo "$label $kver" >>"$work/kernels"
 done
-if ! grep -q '^6\.1 ' "$work/kernels" || ! grep -q '^6\.12 ' "$work/kernels"; then
-	echo "mkimage: need both a 6.1 and a 6.12 kernel" >&2
-	cat "$work/kernels" >&2
-	exit 1
-fi
+for l; do
+	grep -q "^${l%%=*} " "$work/kernels" ||
+		{ echo "mkimage: no kernel for ${l%%=*} (${l#*=})" >&2; exit 1; }
+done
 
 echo "mkimage: mkfs.ext4 -d ($size, sparse)"
 mkfs.ext4 -q -F -L mw57root -E root_owner=0:0 -d "$root" "$work/root.img" "$size"
