@@ -130,7 +130,7 @@ mw57_ip6_dst_lookup_flow(struct net *net, const struct sock *sk,
 typedef int (*mw57_newlink_fn)(struct net *net, struct net_device *dev,
 			       struct nlattr *tb[], struct nlattr *data[],
 			       struct netlink_ext_ack *extack);
-static mw57_newlink_fn mw57_newlink;
+static mw57_newlink_fn mw57_newlink __ro_after_init;
 
 #ifdef MW57_HAVE_RTNL_NEWLINK_PARAMS
 static int mw57_rtnl_newlink(struct net_device *dev,
@@ -166,7 +166,7 @@ typedef void (*mw57_exit_rtnl_fn)(struct net *net,
 				  struct list_head *dev_kill_list);
 
 #ifndef MW57_HAVE_PERNET_EXIT_RTNL
-static mw57_exit_rtnl_fn mw57_exit_rtnl;
+static mw57_exit_rtnl_fn mw57_exit_rtnl __ro_after_init;
 
 static void __net_exit mw57_exit_batch_rtnl(struct list_head *net_list,
 					    struct list_head *dev_kill_list)
