@@ -2,13 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 # Copyright (C) 2026 The mw57 authors.
 #
-# The main job: build or reuse the guest image, boot each Debian kernel in
+# The main job: build or reuse the guest images, boot each Debian kernel in
 # QEMU (TCG), `dkms install` the bundle inside, load the modules, run the
 # tests, and print a summary ending in "N passed, N failed, N skipped".
-# The kernel "debug" is the patched 6.1 debug kernel (KASAN, lockdep,
-# kmemleak, UBSAN; kbuild/debug-kernel.sh builds or reuses it).
+# The kernels (vm/images.list): 6.1 and 6.12 boot bookworm's image,
+# trixie-6.12 and trixie-7.3 (trixie-backports) trixie's; "debug" is the
+# patched 6.1 debug kernel (KASAN, lockdep, kmemleak, UBSAN;
+# kbuild/debug-kernel.sh builds or reuses it) on bookworm's image.
 #
-#   tests/run-vm.sh [--kernel all|6.1|6.12|debug] [--suite NAME]...
+#   tests/run-vm.sh [--kernel all|KERNEL[,KERNEL...]]
+#                   [--suite NAME]...
 #                   [--test SUITE/TEST]... [--smoke] [--list] [--shell KERNEL]
 #                   [--keep] [--out DIR] [--timeout MINUTES] [--append ARGS]
 #                   [--jobs N]
@@ -47,7 +50,7 @@ jobs=${MW57_VM_JOBS:-2}
 cache=${MW57_CACHE:-/var/cache/mw57}
 
 usage() {
-	sed -n '11,14p' "$0" | sed 's/^# *//' >&2
+	sed -n '13,17p' "$0" | sed 's/^# *//' >&2
 	exit 2
 }
 
@@ -69,20 +72,25 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-case $kernel in
-all) labels=(6.1 6.12 debug) ;;
-6.1 | 6.12 | debug) labels=("$kernel") ;;
-*) usage ;;
-esac
+known=(6.1 6.12 debug trixie-6.12 trixie-7.3)
+if [ "$kernel" = all ]; then
+	labels=("${known[@]}")
+else
+	# one kernel or a comma-separated list of them
+	IFS=, read -ra labels <<<"$kernel"
+	for l in "${labels[@]}"; do
+		[[ " ${known[*]} " == *" $l "* ]] || usage
+	done
+fi
 # coverage priority: the debug kernel runs every test anyway
 coverage=()
-for l in debug 6.12 6.1; do
+for l in debug 6.12 6.1 trixie-6.12 trixie-7.3; do
 	[[ " ${labels[*]} " == *" $l "* ]] && coverage+=("$l")
 done
 # launch order, longest first (the measured guests: debug's two about
 # 1100 s each warm, 6.1 with the packaging suite 660 s, 6.12's 450 s)
 order=()
-for l in debug 6.1 6.12; do
+for l in debug 6.1 trixie-7.3 6.12 trixie-6.12; do
 	[[ " ${labels[*]} " == *" $l "* ]] && order+=("$l")
 done
 
@@ -161,7 +169,26 @@ if [[ " ${labels[*]} " == *" debug "* ]]; then
 	"$top/kbuild/debug-kernel.sh" >/dev/null &
 fi
 
-img=$("$top/vm/image.sh")
+# release_of LABEL: the Debian release whose image boots LABEL
+# (vm/images.list; the debug kernel boots on bookworm's)
+release_of() {
+	local l=${1%%[@+]*}
+	case $l in debug | debug-install) l=debug ;; esac
+	[ "$l" != debug ] || { echo bookworm; return; }
+	sed -e 's/#.*//' "$top/vm/images.list" | awk -F '|' -v l="$l" '{
+		n = split($3, k, " ")
+		for (i = 1; i <= n; i++)
+			if (index(k[i], l "=") == 1) { gsub(/ /, "", $1); print $1 }
+	}'
+}
+# the image of each release the run needs, built or reused up front
+declare -A imgs
+for l in "${labels[@]}"; do
+	r=$(release_of "$l")
+	[ -n "$r" ] || { echo "run-vm: no image boots $l (vm/images.list)" >&2; exit 2; }
+	[ -n "${imgs[$r]:-}" ] || imgs[$r]=$("$top/vm/image.sh" "$r")
+done
+img_of() { echo "${imgs[$(release_of "$1")]}"; }
 run=${out:-$top/build/vmtest/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$run"
 run=$(cd "$run" && pwd)
@@ -193,29 +220,6 @@ if [ "$need_debs" = 1 ]; then
 	cp "$top"/build/deb/mw57-dkms_*.deb "$top"/build/deb/mw57-tools_*.deb "$run/debs/"
 fi
 
-# The kernel's own bareudp selftest, extracted from the packaged
-# linux-source tarballs (never committed), one per kernel series; cached
-# outside the repo by tarball size and date (a tar scan takes a minute).
-# (tests/reference runs it too, with both modules)
-if [[ " ${suites[*]} " == *" bareudp "* || " ${suites[*]} " == *" reference "* ]]; then
-	for series in 6.1 6.12; do
-		tarball=/usr/src/linux-source-$series.tar.xz
-		cached=$cache/selftests/$series-$(stat -c %s-%Y "$tarball")
-		if [ ! -s "$cached/bareudp.sh" ]; then
-			mkdir -p "$cached"
-			if ! tar -xJOf "$tarball" \
-				"linux-source-$series/tools/testing/selftests/net/bareudp.sh" \
-				>"$cached/bareudp.sh.tmp"; then
-				echo "run-vm: cannot extract bareudp.sh from $tarball" >&2
-				exit 1
-			fi
-			mv "$cached/bareudp.sh.tmp" "$cached/bareudp.sh"
-		fi
-		mkdir -p "$run/selftests/$series"
-		cp "$cached/bareudp.sh" "$run/selftests/$series/bareudp.sh"
-	done
-fi
-
 # --- the plan --------------------------------------------------------------
 
 # debug_kernel: build or reuse the debug kernel (waiting for a build in
@@ -233,25 +237,48 @@ kver_of() {
 	if [ "$1" = debug ]; then
 		cat "$(debug_kernel)/kernelrelease"
 	else
-		awk -v l="$1" '$1 == l { print $2 }' "$img/kernels"
+		awk -v l="$1" '$1 == l { print $2 }' "$(img_of "$1")/kernels"
 	fi
 }
 
-# host_abi SERIES: the kernel release of the host's header package for
-# that series (what `make` and `make sparse` build against), from the
-# header metapackages of kbuild/host-packages.list
+# host_abi LABEL: the kernel release the host builds for LABEL: for
+# bookworm's kernels, the host's header package of the series (what `make`
+# and `make sparse` build against, from the header metapackages of
+# kbuild/host-packages.list); for another release's, the ABI of the series
+# in that release's compile-matrix chroot (make matrix)
 host_abi() {
-	# shellcheck disable=SC2016 # a dpkg-query format
-	sed -e 's/#.*//' "$top/kbuild/host-packages.list" | grep -oE '^linux-headers-[^ ]+' |
-		xargs dpkg-query -W -f='${Depends}\n' 2>/dev/null |
-		grep -oE 'linux-headers-[0-9][^ ,]*' | sed 's/^linux-headers-//' |
-		awk -v s="$1" 'index($0, s ".") == 1 && substr($0, length(s) + 2) ~ /^[0-9]+[-+]/'
+	local rel series d
+	rel=$(release_of "$1")
+	series=${1#"$rel"-}
+	if [ "$rel" = bookworm ]; then
+		# shellcheck disable=SC2016 # a dpkg-query format
+		sed -e 's/#.*//' "$top/kbuild/host-packages.list" | grep -oE '^linux-headers-[^ ]+' |
+			xargs dpkg-query -W -f='${Depends}\n' 2>/dev/null |
+			grep -oE 'linux-headers-[0-9][^ ,]*' | sed 's/^linux-headers-//'
+	else
+		# (a glob: lib is a symlink in a merged-/usr chroot)
+		for d in "$cache/matrix/$rel"-*/lib/modules/*/; do
+			[ -d "$d" ] && basename "$d"
+		done
+	fi | awk -v s="$series" 'index($0, s ".") == 1 && substr($0, length(s) + 2) ~ /^[0-9]+[-+]/'
+}
+
+# headers_root KVER: "" when the host has KVER's header tree, else the
+# compile-matrix chroot that has it (make matrix)
+headers_root() {
+	local r
+	[ ! -d "/lib/modules/$1/build" ] || return 0
+	for r in "$cache"/matrix/*/; do
+		[ -d "$r/lib/modules/$1/build" ] && { echo "${r%/}"; return 0; }
+	done
+	echo "run-vm: no header tree for $1 on the host or in $cache/matrix (make matrix)" >&2
+	return 1
 }
 
 # probes_of LABEL: the kernel's probe outcomes on one line; the debug
 # kernel's from the headers in its .deb (extracted once, kept with it)
 probes_of() {
-	local kver dk fd out
+	local kver dk fd out r
 	if [ "$1" = debug ]; then
 		dk=$(debug_kernel) || return 1
 		# (kept per version of the probes: a new probe computes anew)
@@ -274,7 +301,8 @@ probes_of() {
 		grep -E '^[A-Z0-9_]+=[yn]$' "$out" | xargs
 	else
 		kver=$(kver_of "$1")
-		"$top/kbuild/probes.sh" "/lib/modules/$kver/build" | xargs
+		r=$(headers_root "$kver") || return 1
+		"$top/kbuild/probes.sh" ${r:+--root "$r"} "/lib/modules/$kver/build" | xargs
 	fi
 }
 
@@ -344,6 +372,53 @@ plan() {
 	touch "$run/$label/manifest"
 }
 
+# The kernel's own bareudp selftest (and the helpers it sources), extracted
+# from the packaged linux-source tarballs (never committed), one per kernel
+# series of the run: the host's (bookworm's 6.1 and 6.12, make deps), else the
+# linux-source .deb of the label's release, downloaded from the archive.
+# Cached outside the repo by tarball size and date (a tar scan takes a
+# minute).  (tests/reference runs it too, with both modules)
+# selftest_tarball SERIES RELEASE: print the linux-source tarball's path
+selftest_tarball() {
+	local t=/usr/src/linux-source-$1.tar.xz d=$cache/selftests/source-$1
+	[ ! -f "$t" ] || { echo "$t"; return 0; }
+	if [ ! -f "$d/usr/src/linux-source-$1.tar.xz" ]; then
+		rm -rf "$d" && mkdir -p "$d"
+		(cd "$d" && archive_apt "$2" apt-get -q download "linux-source-$1") >"$d/download.log" 2>&1 &&
+			dpkg-deb --fsys-tarfile "$d"/linux-source-"$1"_*.deb |
+			tar -x -C "$d" "./usr/src/linux-source-$1.tar.xz" || return 1
+		rm -f "$d"/*.deb
+	fi
+	echo "$d/usr/src/linux-source-$1.tar.xz"
+}
+if [[ " ${suites[*]} " == *" bareudp "* || " ${suites[*]} " == *" reference "* ]]; then
+	# shellcheck source=../kbuild/archive.sh
+	. "$top/kbuild/archive.sh"
+	for l in "${labels[@]}"; do
+		if [ "$l" = debug ]; then series=6.1; else series=$(kver_of "$l" | cut -d. -f1-2); fi
+		[ ! -s "$run/selftests/$series/bareudp.sh" ] || continue
+		tarball=$(selftest_tarball "$series" "$(release_of "$l")") ||
+			{ echo "run-vm: no linux-source-$series tarball (host or archive)" >&2; exit 1; }
+		cached=$cache/selftests/$series-$(stat -c %s-%Y "$tarball")
+		# bareudp.sh with the helpers newer ones source (7.x: ./lib.sh,
+		# which sources lib/sh/*.sh): every shell script of net/
+		if [ ! -s "$cached/net/bareudp.sh" ]; then
+			rm -rf "$cached" && mkdir -p "$cached/tmp"
+			if ! tar -xJf "$tarball" -C "$cached/tmp" --wildcards --strip-components=4 \
+				"linux-source-$series/tools/testing/selftests/net/*.sh" ||
+				[ ! -s "$cached/tmp/net/bareudp.sh" ]; then
+				echo "run-vm: cannot extract the net selftests from $tarball" >&2
+				exit 1
+			fi
+			mv "$cached/tmp/net" "$cached/net" && rmdir "$cached/tmp"
+		fi
+		mkdir -p "$run/selftests/$series"
+		# (lib[.]sh: a glob, which nullglob drops where there is none)
+		(cd "$cached/net" && shopt -s nullglob && f=(bareudp.sh lib[.]sh lib/sh/*.sh) &&
+			cp --parents "${f[@]}" "$run/selftests/$series/")
+	done
+fi
+
 # --- the guests ------------------------------------------------------------
 
 # guest_nice LABEL: the debug kernel's build and guest are the critical
@@ -382,7 +457,7 @@ guest() {
 	echo "run-vm: $label: booting $kver (timeout ${minutes} min), $(wc -l <"$run/$label/manifest") tests${3:+, append: $3}"
 	start=$(date +%s)
 	: >"$run/$label/results.tap"
-	nice -n "$(guest_nice "$label")" "$top/vm/qemu.sh" "$img" "$kver" "$label" \
+	nice -n "$(guest_nice "$label")" "$top/vm/qemu.sh" "$(img_of "$label")" "$kver" "$label" \
 		"$run" "$minutes" "$3" "${4:-}" <&0 &
 	q=$!
 	if [ -n "$shell" ]; then
@@ -404,7 +479,7 @@ guest() {
 # rebuilt kernel gets a new layer).
 debug_disk() {
 	local layer fd
-	layer=$img/disk-$(basename "$MW57_KERNEL_DIR")-$(stat -c %Y "$MW57_KERNEL_DIR"/linux-image-*.deb).qcow2
+	layer=$(img_of debug)/disk-$(basename "$MW57_KERNEL_DIR")-$(stat -c %Y "$MW57_KERNEL_DIR"/linux-image-*.deb).qcow2
 	exec {fd}>"$layer.lock"
 	flock -n "$fd" || { echo "run-vm: waiting for $layer.lock (another run)" >&2; flock "$fd"; }
 	if [ ! -s "$layer" ]; then
@@ -492,7 +567,7 @@ boot() {
 	[ "$keep" = 1 ] || rm -f "$run/$g/overlay.qcow2"
 }
 
-echo "run-vm: image $img"
+for r in "${!imgs[@]}"; do echo "run-vm: image $r ${imgs[$r]}"; done
 echo "run-vm: run directory $run"
 for l in "${order[@]}"; do mkdir -p "$run/$l"; done
 # The guests run side by side (--jobs, default 2): much of a test waits on
