@@ -16,6 +16,7 @@
 #   make probes          the feature probes' outcomes per kernel (KVER=...)
 #   make matrix          build every module for every Debian kernel ABI in a
 #                        chroot of its release (kbuild/matrix.list)
+#   make support-table   README's kernel table from the last matrix and run
 #   make vmtest          tests/run-vm.sh --kernel all
 #   make smoke           one kernel: DKMS install, load, a quick test per module
 #   make check           everything CI runs
@@ -40,7 +41,7 @@ DKMS_FILES := dkms.conf Makefile LICENSE kbuild/Kbuild.include kbuild/probes.mk 
 BENCHES := bench-raw-gadget bench-bareudp bench-uacce
 
 .PHONY: all modules clean-modules userspace dkms-install check-version style \
-	sparse unit deps probes matrix vmtest smoke check clean $(BENCHES) deb
+	sparse unit deps probes matrix support-table vmtest smoke check clean $(BENCHES) deb
 
 all:
 	@test -n "$(KVERS)" || { echo "no 6.1/6.12 header tree installed (make deps)"; exit 1; }
@@ -98,6 +99,10 @@ probes:
 
 matrix:
 	kbuild/matrix.sh "$(CACHE)"
+
+# README's kernel table from the last make matrix and tests/run-vm.sh
+support-table:
+	kbuild/support-table.sh --update README.md
 
 vmtest: deps
 	tests/run-vm.sh --kernel all

@@ -24,7 +24,7 @@ results=()
 rc=0
 # ABIs without a sparse build, and the probe sets that had one
 nosparse_abis=()
-declare -A checked_sets probe_set
+declare -A checked_sets probe_set where
 while IFS='|' read -r rel suites metas; do
 	case $rel in '' | \#*) continue ;; esac
 	rel=${rel// /}
@@ -48,6 +48,9 @@ while IFS='|' read -r rel suites metas; do
 			continue
 		fi
 		abis+=("$a")
+		# where users get it: the release, or the suite the line names
+		where[$a]=$rel
+		[[ $m != */* ]] || where[$a]=${m#*/}
 		pkgs+=("linux-headers-$a")
 		[ "$nosparse" = 0 ] || nosparse_abis+=("$a")
 	done
@@ -102,17 +105,17 @@ while IFS='|' read -r rel suites metas; do
 			grep -oE 'gcc-[0-9]+' | head -n1)
 		for how in W=1 "C=2 CF=-D__CHECK_ENDIAN__"; do
 			if [ "${how%% *}" = C=2 ] && [[ " ${nosparse_abis[*]} " == *" $a "* ]]; then
-				results+=("$(printf '%-10s %-26s %-7s %-5s' "$rel" "$a" "${gcc:-gcc?}" C=2) nosparse:$a")
+				results+=("$(printf '%-16s %-26s %-7s %-5s' "${where[$a]}" "$a" "${gcc:-gcc?}" C=2) nosparse:$a")
 				continue
 			fi
 			# shellcheck disable=SC2086 # make arguments
 			if line=$("$here/host-build.sh" --root "$root" "$a" "/mw57-build/$a" $how); then
 				echo "$line"
 				[ "${how%% *}" != C=2 ] || checked_sets[${probe_set[$a]}]=$a
-				results+=("$(printf '%-10s %-26s %-7s %-5s ok' "$rel" "$a" "${gcc:-gcc?}" "${how%% *}")")
+				results+=("$(printf '%-16s %-26s %-7s %-5s ok' "${where[$a]}" "$a" "${gcc:-gcc?}" "${how%% *}")")
 			else
 				echo "$line"
-				results+=("$(printf '%-10s %-26s %-7s %-5s FAILED: %s' "$rel" "$a" "${gcc:-gcc?}" "${how%% *}" \
+				results+=("$(printf '%-16s %-26s %-7s %-5s FAILED: %s' "${where[$a]}" "$a" "${gcc:-gcc?}" "${how%% *}" \
 					"$(echo "$line" | sed -n '1s/.*FAILED: //p' | cut -c1-160)")")
 				rc=1
 			fi
@@ -138,4 +141,7 @@ done
 
 echo "matrix: release, ABI, compiler, build, result ($(($(date +%s) - start)) s):"
 printf '  %s\n' "${results[@]}"
+# the last matrix, for kbuild/support-table.sh
+mkdir -p "$here/../build"
+printf '%s\n' "${results[@]}" >"$here/../build/matrix.txt"
 exit "$rc"

@@ -331,6 +331,7 @@ plan() {
 		[ -z "${by:-}" ] || mode="smoke (code path covered by $by)"
 	fi
 	echo "run-vm: $label: probes $set: ${mode}"
+	echo "${mode%% *}" >"$run/$label/mode"
 	# --shell: the bundle installed and loaded, no test
 	[ -z "$shell" ] || suites=()
 	for s in "${suites[@]}"; do
@@ -600,4 +601,6 @@ done
 # every guest that was planned, main boots first
 mapfile -t done_labels < <(cd "$run" && for l in "${labels[@]}"; do
 	echo "$l"; for d in "$l"@* "$l"+*; do [ -s "$d/manifest" ] && echo "$d"; done; done)
+# the last run, for kbuild/support-table.sh
+[ -n "$out" ] || ln -sfn "$(basename "$run")" "$top/build/vmtest/last"
 exec "$top/tests/summarize.sh" "$run" "${done_labels[@]}"

@@ -168,6 +168,9 @@ for label in "$@"; do
 		fi
 	fi
 	echo "kernel $label: $p passed, $f failed, $s skipped"
+	# (for kbuild/support-table.sh)
+	printf '%s\t%s\t%s\t%s\t%s\n' "$label" "$(cat "$run/${label%%[@+]*}/kver" 2>/dev/null)" \
+		"$p" "$f" "$s" >>"$run/kernels.tsv"
 	tp=$((tp + p)) tf=$((tf + f)) ts=$((ts + s))
 done
 
