@@ -169,17 +169,15 @@ if [[ " ${labels[*]} " == *" debug "* ]]; then
 	"$top/kbuild/debug-kernel.sh" >/dev/null &
 fi
 
+# shellcheck source=../vm/images.sh
+. "$top/vm/images.sh"
 # release_of LABEL: the Debian release whose image boots LABEL
 # (vm/images.list; the debug kernel boots on bookworm's)
 release_of() {
 	local l=${1%%[@+]*}
 	case $l in debug | debug-install) l=debug ;; esac
 	[ "$l" != debug ] || { echo bookworm; return; }
-	sed -e 's/#.*//' "$top/vm/images.list" | awk -F '|' -v l="$l" '{
-		n = split($3, k, " ")
-		for (i = 1; i <= n; i++)
-			if (index(k[i], l "=") == 1) { gsub(/ /, "", $1); print $1 }
-	}'
+	images_release_of "$l"
 }
 # the image of each release the run needs, built or reused up front
 declare -A imgs

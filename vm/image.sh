@@ -16,8 +16,10 @@ release=${1:-bookworm}
 cache=${MW57_CACHE:-/var/cache/mw57}
 # shellcheck source=../kbuild/archive.sh
 . "$here/../kbuild/archive.sh"
+# shellcheck source=images.sh
+. "$here/images.sh"
 
-line=$(sed -e 's/#.*//' "$here/images.list" | awk -F '|' -v r="$release" '{ n = $1; gsub(/ /, "", n) } n == r')
+line=$(images_line "$release")
 [ -n "$line" ] || { echo "image: no release $release in vm/images.list" >&2; exit 2; }
 suites=$(echo "$line" | cut -d'|' -f2)
 # shellcheck disable=SC2086 # a list of words
