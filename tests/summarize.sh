@@ -30,6 +30,8 @@ set -u
 run=$1
 shift
 tp=0 tf=0 ts=0
+# each guest's kernel and counts, for kbuild/support-table.sh (anew on a rerun)
+: >"$run/kernels.tsv"
 details=$(mktemp)
 records=$(mktemp)
 trap 'rm -f "$details" "$records"' EXIT
@@ -168,7 +170,6 @@ for label in "$@"; do
 		fi
 	fi
 	echo "kernel $label: $p passed, $f failed, $s skipped"
-	# (for kbuild/support-table.sh)
 	printf '%s\t%s\t%s\t%s\t%s\n' "$label" "$(cat "$run/${label%%[@+]*}/kver" 2>/dev/null)" \
 		"$p" "$f" "$s" >>"$run/kernels.tsv"
 	tp=$((tp + p)) tf=$((tf + f)) ts=$((ts + s))
