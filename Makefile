@@ -10,7 +10,8 @@
 #   make modules KDIR=   build in place against one tree (what DKMS runs)
 #   make clean-modules   delete the build products under modules/ (DKMS's CLEAN)
 #   make userspace       tools, library and examples
-#   make dkms-install    copy the DKMS tree to $(DESTDIR)/usr/src/mw57-<ver>
+#   make dkms-install    the DKMS trees to $(DESTDIR)/usr/src/<package>-<ver>
+#                        (every dkms/<package>.conf, or DKMS_PKGS=...)
 #   make style | sparse | check-version | unit
 #   make deps            install the host packages (apt, idempotent)
 #   make probes          the feature probes' outcomes per kernel (KVER=...)
@@ -22,7 +23,6 @@
 #   make check           everything CI runs
 
 SHELL := /bin/bash
-PKG := mw57
 # (recursive: the DKMS tree has no version.sh, and `make modules` needs none)
 VERSION = $(shell kbuild/version.sh)
 BUILD ?= $(CURDIR)/build
@@ -31,11 +31,6 @@ CACHE ?= $(or $(MW57_CACHE),/var/cache/mw57)
 # Every installed header tree of the supported series, or the one asked for.
 KVERS := $(if $(KVER),$(KVER),$(shell ls -d /lib/modules/*/build 2>/dev/null | \
 	sed -nE 's:^/lib/modules/(6\.(1|12)\.[^/]*)/build$$:\1:p'))
-
-# What DKMS needs and nothing else (vm/, tests/ and the rest stay out).
-DKMS_FILES := dkms.conf Makefile LICENSE kbuild/Kbuild.include kbuild/probes.mk \
-	kbuild/version.h kbuild/include modules/Kbuild $(wildcard modules/*/Kbuild) \
-	$(filter-out %.mod.c,$(wildcard modules/*/*.[ch])) include/uapi
 
 # Benchmarks (make bench-NAME runs the guest suite tests/bench_NAME)
 BENCHES := bench-raw-gadget bench-bareudp bench-uacce
@@ -64,11 +59,7 @@ userspace:
 	$(MAKE) -C userspace
 
 dkms-install:
-	@test -n "$(VERSION)" || { echo "no version in kbuild/version.h"; exit 1; }
-	d="$(DESTDIR)/usr/src/$(PKG)-$(VERSION)"; \
-	rm -rf "$$d" && mkdir -p "$$d" && \
-	cp -a --parents $(DKMS_FILES) "$$d/" && \
-	sed -i 's/^PACKAGE_VERSION=.*/PACKAGE_VERSION="$(VERSION)"/' "$$d/dkms.conf"
+	kbuild/dkms-install.sh "$(DESTDIR)" $(DKMS_PKGS)
 
 check-version:
 	kbuild/check-version.sh

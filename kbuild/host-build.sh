@@ -5,8 +5,8 @@
 # host-build.sh [--root DIR] KVER OUTDIR [make args...]
 #
 # Build the bundle against /lib/modules/KVER/build, exactly as DKMS
-# would: stage the `make dkms-install` file list into OUTDIR and run
-# `make modules` there.  With --root, KVER's tree, OUTDIR and the build
+# would: stage the `make dkms-install` trees (one per DKMS package) into
+# OUTDIR and run `make modules` in each.  With --root, KVER's tree, OUTDIR and the build
 # are inside the chroot DIR (kbuild/matrix.sh: a release's own toolchain).
 # Prints one line: ok, or FAILED with the first error (or warning: any
 # compiler or sparse warning fails the build) and the log's path, then
@@ -33,18 +33,22 @@ printf '%-28s %s ... ' "$kver" "$*"
 rm -rf -- "$root$out"
 mkdir -p "$root$out"
 make -s -C "$top" dkms-install DESTDIR="$root$out/stage"
-src=$(echo "$root$out"/stage/usr/src/mw57-*)
 log=$root$out/build.log
-
-if ! "${run[@]}" make -C "${src#"$root"}" KDIR="$kdir" modules "$@" >"$log" 2>&1; then
-	echo "FAILED: $(grep -m1 -E '(error|Error)' "$log" || tail -n1 "$log") (log $log)"
-	tail -n 20 "$log" | sed 's/^/  | /'
-	exit 1
-fi
+: >"$log"
+n=0
+for src in "$root$out"/stage/usr/src/*/; do
+	src=${src%/}
+	if ! "${run[@]}" make -C "${src#"$root"}" KDIR="$kdir" modules "$@" >>"$log" 2>&1; then
+		echo "FAILED: ${src##*/}: $(grep -m1 -E '(error|Error)' "$log" || tail -n1 "$log") (log $log)"
+		tail -n 20 "$log" | sed 's/^/  | /'
+		exit 1
+	fi
+	n=$((n + $(find "$src/modules" -name '*.ko' | wc -l)))
+done
 # (7.x: a checker that kbuild finds unusable is skipped with a make warning)
 if grep -q -E '(warning|error):|is not available or not up to date' "$log"; then
 	echo "FAILED: $(grep -m1 -E '(warning|error):|is not available' "$log") (log $log)"
 	grep -E '(warning|error):|is not available' "$log" | head -n 20 | sed 's/^/  | /'
 	exit 1
 fi
-echo "ok ($(find "$src/modules" -name '*.ko' | wc -l) modules)"
+echo "ok ($n modules)"

@@ -193,11 +193,11 @@ run=$(cd "$run" && pwd)
 
 make -s -C "$top" userspace >"$run/userspace-build.log" 2>&1 ||
 	{ tail -n 30 "$run/userspace-build.log" >&2; exit 1; }
-make -s -C "$top" dkms-install DESTDIR="$run/bundle"
-# The guest copies this tree to /usr/src; keep only the versioned folder.
-mv "$run"/bundle/usr/src/mw57-* "$run/bundle.tmp"
-rm -rf "$run/bundle"
-mv "$run/bundle.tmp" "$run/bundle"
+# The DKMS trees (one per package), which the guest copies to /usr/src.
+rm -rf "$run/bundle" "$run/bundle.tmp"
+make -s -C "$top" dkms-install DESTDIR="$run/bundle.tmp"
+mv "$run/bundle.tmp/usr/src" "$run/bundle"
+rm -rf "$run/bundle.tmp"
 
 # The guests run a snapshot of the harness, not the live tree: editing
 # files during a run changes nothing.  Shared with them as "mw57".
@@ -215,7 +215,7 @@ if [ "$need_debs" = 1 ]; then
 	make -s -C "$top" deb >"$run/deb-build.log" 2>&1 ||
 		{ tail -n 30 "$run/deb-build.log" >&2; exit 1; }
 	mkdir -p "$run/debs"
-	cp "$top"/build/deb/mw57-dkms_*.deb "$top"/build/deb/mw57-tools_*.deb "$run/debs/"
+	cp "$top"/build/deb/mw57-*dkms_*.deb "$top"/build/deb/mw57-tools_*.deb "$run/debs/"
 fi
 
 # --- the plan --------------------------------------------------------------

@@ -7,14 +7,16 @@
 #
 #   run.sh LABEL BUNDLE MANIFEST
 #
-# BUNDLE is the staged DKMS tree (/usr/src/mw57-<ver> layout).  MANIFEST is
+# BUNDLE holds the staged DKMS trees, one per package (the /usr/src
+# layout: mw57-<ver>, mw57-uacce-<ver>).  MANIFEST is
 # what the host planned for this guest (tests/run-vm.sh), run exactly as
 # written, one test a line:
 #
 #   main|final SUITE TEST TIMEOUT
 #
 # ("final" tests run last: they change the kernel for the rest of the boot).
-# Prints one TAP 13 stream: the DKMS steps (add, build, install), one line
+# Prints one TAP 13 stream: the DKMS steps (add, build, install of each
+# package), one line
 # per module (modprobe from updates/dkms with the package version), one
 # line per test (run under `timeout`, output prefixed with "# ", failed
 # when the kernel logged a splat while it ran), then the kernel checks
@@ -25,9 +27,15 @@ label=$1 bundle=$2 manifest=$3
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${MW57_OUT:-/tmp}
 kver=$(uname -r)
-pkg=mw57
-ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$bundle/dkms.conf")
-mapfile -t mods < <(sed -n 's/^BUILT_MODULE_NAME\[[0-9]*\]="\(.*\)"/\1/p' "$bundle/dkms.conf")
+# conf_value TREE NAME: a value of TREE's dkms.conf
+conf_value() { sed -n "s/^$2=\"\(.*\)\"$/\1/p" "$1/dkms.conf"; }
+pkgs=() mods=() ver=
+for tree in "$bundle"/*/; do
+	tree=${tree%/}
+	pkgs+=("$(conf_value "$tree" PACKAGE_NAME)")
+	ver=$(conf_value "$tree" PACKAGE_VERSION)
+	mapfile -t -O "${#mods[@]}" mods < <(conf_value "$tree" 'BUILT_MODULE_NAME\[[0-9]*\]')
+done
 mapfile -t plan < <(grep -E '^(main|final) ' "$manifest")
 
 export MW57_TOP=$top MW57_KVER=$kver MW57_LABEL=$label MW57_OUT=$out
@@ -118,28 +126,30 @@ if [ -w "$kmemleak" ]; then
 	echo clear >"$kmemleak"
 fi
 echo "TAP version 13"
-steps=3
+steps=$((3 * ${#pkgs[@]}))
 [ "$reuse" = 0 ] || steps=0
 [ -z "$from" ] || steps=1
 echo "1..$((steps + ${#mods[@]} + ${#plan[@]} + 2 + leakcheck))"
-echo "# mw57 $ver on $kver ($label), ${#plan[@]} tests"
+echo "# ${pkgs[*]} $ver on $kver ($label), ${#plan[@]} tests"
 
 # --- DKMS -----------------------------------------------------------------
-dkms_log() {
-	local log=/var/lib/dkms/$pkg/$ver/build/make.log
+dkms_log() { # dkms_log PACKAGE
+	local log=/var/lib/dkms/$1/$ver/build/make.log
 	if [ -f "$log" ]; then
-		cp "$log" "$out/dkms-make.log"
-		echo "# make.log (copied to dkms-make.log):"
+		cp "$log" "$out/dkms-make-$1.log"
+		echo "# make.log (copied to dkms-make-$1.log):"
 		tail -n 40 "$log" | sed 's/^/#   /'
 	fi
 }
-
-# the DKMS tree and the installed modules, for the kernel's other guests
-dkms_files() {
-	echo "var/lib/dkms/$pkg" "usr/src/$pkg-$ver" "lib/modules/$kver/updates/dkms"
+dkms_status() { # every package's line of dkms status for this kernel
+	local p
+	for p in "${pkgs[@]}"; do
+		dkms status "$p/$ver" -k "$kver" 2>&1
+	done | xargs
 }
+
 if [ "$reuse" = 1 ]; then
-	echo "# DKMS install reused: $(dkms status "$pkg/$ver" -k "$kver" 2>&1)"
+	echo "# DKMS install reused: $(dkms_status)"
 elif [ -n "$from" ]; then
 	shared=$(dirname "$out")/$from
 	t0=$SECONDS
@@ -153,29 +163,36 @@ elif [ -n "$from" ]; then
 	if [ -f "$shared/dkms.tar" ] && tar -C / -xf "$shared/dkms.tar" && depmod "$kver"; then
 		rc=0
 	fi
-	echo "# took $((SECONDS - t0)) s, waiting for guest $from: $(dkms status "$pkg/$ver" -k "$kver" 2>&1)"
+	echo "# took $((SECONDS - t0)) s, waiting for guest $from: $(dkms_status)"
 	result $rc "dkms: install of guest $from for $kver"
 else
-	rm -rf "/usr/src/$pkg-$ver"
-	cp -a "$bundle" "/usr/src/$pkg-$ver"
-	prefixed dkms add -m "$pkg" -v "$ver"
-	rc=$?
-	result $rc "dkms: add $pkg/$ver"
-	t0=$SECONDS
-	prefixed dkms build -m "$pkg" -v "$ver" -k "$kver"
-	rc=$?
-	echo "# took $((SECONDS - t0)) s"
-	[ -z "${CCACHE_DIR:-}" ] || echo "# ccache: $(ccache -s 2>/dev/null | grep -iE 'hits|misses' | xargs)"
-	[ $rc -eq 0 ] || dkms_log
-	[ $rc -ne 77 ] || rc=1	# excluded: this kernel must be supported
-	result $rc "dkms: build for $kver"
-	prefixed dkms install -m "$pkg" -v "$ver" -k "$kver"
-	rc=$?
-	[ $rc -eq 0 ] || dkms_log
-	result $rc "dkms: install for $kver"
-	# shellcheck disable=SC2046 # a list of paths
-	if [ $rc -eq 0 ] && tar -C / -cf "$out/dkms.tar.tmp" \
-		--exclude="var/lib/dkms/$pkg/$ver/build" $(dkms_files); then
+	# the DKMS trees and the installed modules, for the kernel's other
+	# guests (without the build folders)
+	files=("lib/modules/$kver/updates/dkms") skip=() ok=1
+	for tree in "$bundle"/*/; do
+		tree=${tree%/}
+		pkg=$(conf_value "$tree" PACKAGE_NAME)
+		rm -rf "/usr/src/$pkg-$ver"
+		cp -a "$tree" "/usr/src/$pkg-$ver"
+		prefixed dkms add -m "$pkg" -v "$ver"
+		rc=$?
+		result $rc "dkms: add $pkg/$ver"
+		t0=$SECONDS
+		prefixed dkms build -m "$pkg" -v "$ver" -k "$kver"
+		rc=$?
+		echo "# took $((SECONDS - t0)) s"
+		[ -z "${CCACHE_DIR:-}" ] || echo "# ccache: $(ccache -s 2>/dev/null | grep -iE 'hits|misses' | xargs)"
+		[ $rc -eq 0 ] || dkms_log "$pkg"
+		[ $rc -ne 77 ] || rc=1	# excluded: this kernel must be supported
+		result $rc "dkms: build $pkg for $kver"
+		prefixed dkms install -m "$pkg" -v "$ver" -k "$kver"
+		rc=$?
+		[ $rc -eq 0 ] || { dkms_log "$pkg"; ok=0; }
+		result $rc "dkms: install $pkg for $kver"
+		files+=("var/lib/dkms/$pkg" "usr/src/$pkg-$ver")
+		skip+=(--exclude="var/lib/dkms/$pkg/$ver/build")
+	done
+	if [ $ok = 1 ] && tar -C / -cf "$out/dkms.tar.tmp" "${skip[@]}" "${files[@]}"; then
 		mv "$out/dkms.tar.tmp" "$out/dkms.tar"
 	else
 		: >"$out/dkms.failed"

@@ -2,14 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 # Copyright (C) 2026 The mw57 authors.
 #
-# mw57-dkms and mw57-tools installed the way users install them: apt
-# install of the .debs builds the modules for every installed kernel with
-# headers (the other kernel's headers are hidden meanwhile, so the install
-# builds once and must skip it), modprobe loads them from updates/dkms,
-# the udev rule opens /dev/raw-gadget to group rawgadget, reinstalling the
-# other kernel (headers back) triggers DKMS autoinstall for it, removing it
-# removes its modules, and a purge leaves no module, DKMS tree or
-# packaged file behind.  Finally the harness's modules of the running
+# mw57-dkms, mw57-uacce-dkms and mw57-tools installed the way users
+# install them: apt install of the .debs builds the modules for every
+# installed kernel with headers (the other kernel's headers are hidden
+# meanwhile, so the install builds once and must skip it), modprobe loads
+# them from updates/dkms, the udev rule opens /dev/raw-gadget to group
+# rawgadget, a kernel that builds its own uacce (CONFIG_UACCE) gets mw57
+# and not mw57-uacce, reinstalling the other kernel's headers triggers
+# DKMS autoinstall for it, removing it removes its modules, and a purge
+# leaves no module, DKMS tree or packaged file behind.  Finally the harness's modules of the running
 # kernel are put back for the suites that follow.  Two DKMS builds in all;
 # the log of every command is kept in the run directory (packaging.log).
 set -u
@@ -22,9 +23,17 @@ cd "$(dirname "$0")" || exit 1
 ktap_begin root
 debs=$(dirname "${MW57_OUT:-/mnt/out/x}")/debs
 bundle=$(dirname "${MW57_OUT:-/mnt/out/x}")/bundle
-ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$bundle/dkms.conf")
-# every module of the bundle (dependents first, for modprobe -r)
-mods=$(sed -n 's/^BUILT_MODULE_NAME\[[0-9]*\]="\(.*\)"/\1/p' "$bundle/dkms.conf" | tac | xargs)
+# the DKMS packages of the bundle (one tree each) and their modules
+conf_value() { sed -n "s/^$2=\"\(.*\)\"$/\1/p" "$1/dkms.conf"; }
+pkgs='' mods='' ver=''
+for tree in "$bundle"/*/; do
+	pkgs="$pkgs $(conf_value "$tree" PACKAGE_NAME)"
+	mods="$mods $(conf_value "$tree" 'BUILT_MODULE_NAME\[[0-9]*\]' | xargs)"
+	ver=$(conf_value "$tree" PACKAGE_VERSION)
+done
+uacce_mods=$(conf_value "$bundle/mw57-uacce-$ver" 'BUILT_MODULE_NAME\[[0-9]*\]' | xargs)
+# dependents first, for modprobe -r
+mods=$(echo "$mods" | xargs -n1 | tac | xargs)
 cur=$(uname -r)
 other=
 for k in /lib/modules/*; do
@@ -41,6 +50,7 @@ cleanup() {
 	[ -n "$kbd" ] && kill "$kbd" 2>/dev/null
 	wait 2>/dev/null
 	[ -L "$hidden" ] && mv "$hidden" "/lib/modules/$other/build"
+	[ -d "$tmp/config" ] && restore_config
 	userdel mw57in 2>/dev/null
 	userdel mw57out 2>/dev/null
 	rm -rf "$tmp"
@@ -50,20 +60,20 @@ trap cleanup EXIT
 log() { echo "+ [$((SECONDS - t0)) s] $*" >>"$plog"; "$@" >>"$plog" 2>&1; }
 t0=$SECONDS
 
-built_for() { # built_for KVER: every module file in updates/dkms
+built_for() { # built_for KVER [MODULES]: every module file in updates/dkms
 	local m
-	for m in $mods; do
+	for m in ${2:-$mods}; do
 		ls "/lib/modules/$1/updates/dkms/$m.ko"* >/dev/null 2>&1 || return 1
 	done
 }
-none_for() { # none_for KVER: no module file of ours
+none_for() { # none_for KVER [MODULES]: no module file of ours
 	local m
-	for m in $mods; do
+	for m in ${2:-$mods}; do
 		! ls "/lib/modules/$1/updates/dkms/$m.ko"* >/dev/null 2>&1 || return 1
 	done
 }
 
-ktap_set_plan 11
+ktap_set_plan 12
 ktap_print_msg "running $cur, other kernel $other, packages $(cd "$debs" && echo *.deb)"
 
 # leave a clean system: no harness registration, nothing loaded; keep the
@@ -72,17 +82,19 @@ ktap_print_msg "running $cur, other kernel $other, packages $(cd "$debs" && echo
 modprobe -r $mods 2>/dev/null
 mkdir "$tmp/saved"
 cp -a /lib/modules/"$cur"/updates/dkms/. "$tmp/saved/"
-log dkms remove -m mw57 -v "$ver" --all
-rm -rf "/usr/src/mw57-$ver"
+for p in $pkgs; do
+	log dkms remove -m "$p" -v "$ver" --all
+	rm -rf "/usr/src/$p-$ver"
+done
 
 mv "/lib/modules/$other/build" "$hidden" || ktap_exit_fail_msg "cannot hide the headers of $other"
-ktap_test_result "apt install ./mw57-dkms ./mw57-tools (offline)" \
+ktap_test_result "apt install ./mw57-dkms ./mw57-uacce-dkms ./mw57-tools (offline)" \
 	log env DEBIAN_FRONTEND=noninteractive apt-get install -y \
-	"$debs"/mw57-dkms_*.deb "$debs"/mw57-tools_*.deb
+	"$debs"/mw57-dkms_*.deb "$debs"/mw57-uacce-dkms_*.deb "$debs"/mw57-tools_*.deb
 ktap_test_result "DKMS built and installed the modules for $cur, skipped $other (no headers)" \
 	sh -c "$(declare -f built_for none_for); mods='$mods'; built_for $cur && none_for $other"
 mv "$hidden" "/lib/modules/$other/build"
-ktap_print_msg "$(dkms status mw57 2>&1)"
+ktap_print_msg "$(dkms status 2>&1)"
 ktap_test_result "modprobe $mods: loaded from updates/dkms, version $ver" \
 	sh -c "modprobe -a $mods && for m in $mods; do
 		modinfo -F filename \$m | grep -q /updates/dkms/ &&
@@ -114,35 +126,74 @@ kbd=
 # a kernel whose headers are (re)installed after the package gets the
 # modules automatically (DKMS's header_postinst.d hook: the same
 # autoinstall as a kernel install, without unpacking a whole kernel), and
-# loses them with the kernel's removal
+# loses them with the kernel's removal.  Its configuration gets
+# CONFIG_UACCE=m between unpack and configure: a kernel that builds its
+# own uacce, for which mw57-uacce's BUILD_EXCLUSIVE_CONFIG refuses the
+# build and mw57 is built all the same.
 hdeb=
 for f in /var/cache/mw57-debs/linux-headers-"$other"_*.deb; do [ -f "$f" ] && hdeb=$f; done
-reinstall_headers() {
-	[ -n "$hdeb" ] &&
-		log env DEBIAN_FRONTEND=noninteractive dpkg -i "$hdeb" &&
-		built_for "$other"
+# what DKMS reads: .config, and include/config/auto.conf where it exists
+# (dkms 3.2 prefers it)
+kbuild=/lib/modules/$other/build
+kconfigs=".config include/config/auto.conf"
+mw57_mods=$(for m in $mods; do case " $uacce_mods " in *" $m "*) ;; *) echo "$m" ;; esac; done | xargs)
+set_uacce() { # set_uacce: CONFIG_UACCE=m in the configuration of $other
+	local f
+	mkdir -p "$tmp/config"
+	for f in $kconfigs; do
+		[ -f "$kbuild/$f" ] || continue
+		cp "$kbuild/$f" "$tmp/config/${f##*/}" &&
+			sed -i '/^# CONFIG_UACCE is not set$/d; /^CONFIG_UACCE=/d' "$kbuild/$f" &&
+			echo CONFIG_UACCE=m >>"$kbuild/$f" || return 1
+	done
 }
-ktap_test_result "reinstalling the headers of $other (dpkg -i): DKMS autoinstall builds for it" \
-	reinstall_headers
+restore_config() {
+	local f
+	for f in $kconfigs; do
+		[ ! -f "$tmp/config/${f##*/}" ] || cp "$tmp/config/${f##*/}" "$kbuild/$f"
+	done
+}
+reinstall_headers_uacce() {
+	local before
+	[ -n "$hdeb" ] &&
+		log env DEBIAN_FRONTEND=noninteractive dpkg --unpack "$hdeb" &&
+		set_uacce || return 1
+	before=$(wc -l <"$plog")
+	log env DEBIAN_FRONTEND=noninteractive dpkg --configure "linux-headers-$other" || return 1
+	built_for "$other" "$mw57_mods" && none_for "$other" "$uacce_mods" &&
+		tail -n +"$before" "$plog" | grep -q "mw57-uacce: not built for $other, which builds its own uacce"
+}
+ktap_test_result "headers of $other reinstalled with CONFIG_UACCE=m: DKMS autoinstall builds $mw57_mods, skips $uacce_mods and says why" \
+	reinstall_headers_uacce
+exclusive() {
+	local out rc
+	out=$(dkms build -m mw57-uacce -v "$ver" -k "$other" 2>&1)
+	rc=$?
+	echo "$out" >>"$plog"
+	ktap_print_msg "dkms build mw57-uacce for $other: exit $rc: $(echo "$out" | grep -m1 BUILD_EXCLUSIVE)"
+	[ "$rc" -eq 77 ] && grep -q 'BUILD_EXCLUSIVE' <<<"$out"
+}
+ktap_test_result "dkms build mw57-uacce there: exit 77 (not built here), naming BUILD_EXCLUSIVE" exclusive
+restore_config
 # INITRD=No: the kernel's hooks skip the initramfs (minutes under TCG; the
 # guests boot their kernels from the host), DKMS's hook runs as for users
 log env INITRD=No DEBIAN_FRONTEND=noninteractive dpkg -r --force-depends "linux-image-$other"
 ktap_test_result "removing kernel $other removes its modules" none_for "$other"
 
 # purge leaves nothing behind
-dpkg -L mw57-dkms mw57-tools 2>/dev/null | sort -u >"$tmp/files"
+dpkg -L mw57-dkms mw57-uacce-dkms mw57-tools 2>/dev/null | sort -u >"$tmp/files"
 # shellcheck disable=SC2086 # a list
 modprobe -r $mods 2>/dev/null
 # dpkg, not apt: the kernel removed above (--force-depends) leaves apt
 # with broken dependencies; the package scripts run the same either way
-ktap_test_result "dpkg --purge mw57-dkms mw57-tools" \
-	log env DEBIAN_FRONTEND=noninteractive dpkg --purge mw57-tools mw57-dkms
+ktap_test_result "dpkg --purge mw57-dkms mw57-uacce-dkms mw57-tools" \
+	log env DEBIAN_FRONTEND=noninteractive dpkg --purge mw57-tools mw57-uacce-dkms mw57-dkms
 left=$(while read -r f; do [ -f "$f" ] && echo "$f"; done <"$tmp/files")
 ktap_test_result "purge: no packaged file left (of $(wc -l <"$tmp/files") paths)" test -z "$left"
 [ -z "$left" ] || ktap_print_msg "left: $left"
 ktap_test_result "purge: no module, DKMS tree or source left for any kernel" \
 	sh -c "$(declare -f none_for); mods='$mods'; for k in \$(ls /lib/modules); do none_for \$k || exit 1; done &&
-		[ ! -e /var/lib/dkms/mw57 ] && ! ls -d /usr/src/mw57-* 2>/dev/null"
+		! ls -d /var/lib/dkms/mw57* /usr/src/mw57-* 2>/dev/null"
 [ "$KTAP_FAIL" -eq 0 ] || ktap_print_msg "$(tail -n 40 "$plog")"
 
 # put the harness's modules back for the suites that follow (no rebuild)
