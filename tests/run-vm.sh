@@ -87,10 +87,13 @@ coverage=()
 for l in debug 6.12 6.1 trixie-6.12 trixie-7.3; do
 	[[ " ${labels[*]} " == *" $l "* ]] && coverage+=("$l")
 done
-# launch order, longest first (the measured guests: debug's two about
-# 1100 s each warm, 6.1 with the packaging suite 660 s, 6.12's 450 s)
+# launch order: debug's two guests first (about 1100 s each warm), then
+# the full kernels' pairs, then the two packaging guests (trixie-6.12
+# about 640 s, 6.1 560 s), which then run side by side instead of one of
+# them alone at the end (c913c3d's run: 6.12 294 + 387 s, trixie-7.3
+# 274 + 264 s; launched trixie-6.12 last, it ended 550 s after the rest)
 order=()
-for l in debug 6.1 trixie-7.3 6.12 trixie-6.12; do
+for l in debug 6.12 trixie-7.3 trixie-6.12 6.1; do
 	[[ " ${labels[*]} " == *" $l "* ]] && order+=("$l")
 done
 
