@@ -29,12 +29,12 @@ for p in "${pkgs[@]}"; do
 	conf=dkms/$p.conf
 	[ -f "$conf" ] || { echo "dkms-install: no $conf" >&2; exit 1; }
 	files=("${shared[@]}")
-	for m in $(sed -n 's|^BUILT_MODULE_LOCATION\[[0-9]*\]="\(.*\)/"$|\1|p' "$conf"); do
+	while read -r m; do
 		files+=("$m/Kbuild")
 		for f in "$m"/*.[ch]; do
 			case $f in *.mod.c) ;; *) files+=("$f") ;; esac
 		done
-	done
+	done < <(sed -n 's|^BUILT_MODULE_LOCATION\[[0-9]*\]="\(.*\)/"$|\1|p' "$conf")
 	d=$dest/usr/src/$p-$ver
 	rm -rf "$d"
 	mkdir -p "$d"
