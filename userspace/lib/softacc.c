@@ -66,6 +66,30 @@ int sacc_kick(struct sacc_queue *q)
 	return ioctl(q->fd, SOFTACC_CMD_KICK) < 0 ? -errno : 0;
 }
 
+/* [off, off + n * size) lies in [0, limit) and off is ALIGN-aligned */
+static int area_ok(uint32_t off, uint32_t n, uint32_t size, size_t limit,
+		   uint32_t align)
+{
+	return !(off % align) && (uint64_t)off + (uint64_t)n * size <= limit;
+}
+
+int sacc_check_header(const struct softacc_dus_header *h, size_t dus_size)
+{
+	if (dus_size < sizeof(*h) || h->magic != SOFTACC_MAGIC ||
+	    h->version != SOFTACC_VERSION)
+		return -EPROTO;
+	/* sacc_submit copies a whole SQE; sacc_reap indexes CQEs by type */
+	if (!h->sq_depth || !h->cq_depth ||
+	    h->sqe_size < sizeof(struct softacc_sqe) ||
+	    h->cqe_size != sizeof(struct softacc_cqe))
+		return -EPROTO;
+	if (!area_ok(h->sq_off, h->sq_depth, h->sqe_size, dus_size, 8) ||
+	    !area_ok(h->cq_off, h->cq_depth, h->cqe_size, dus_size, 8) ||
+	    !area_ok(h->data_off, 1, h->data_size, dus_size, 1))
+		return -EPROTO;
+	return 0;
+}
+
 int sacc_open(struct sacc_queue *q, const char *path)
 {
 	long page = sysconf(_SC_PAGESIZE);
@@ -90,12 +114,13 @@ int sacc_open(struct sacc_queue *q, const char *path)
 	if (p == MAP_FAILED)
 		goto err_errno;
 	q->dus = p;
-	memcpy(&q->hdr, q->dus, sizeof(q->hdr));
-	if (q->hdr.magic != SOFTACC_MAGIC || q->hdr.version != SOFTACC_VERSION ||
-	    q->hdr.data_off + (size_t)q->hdr.data_size > q->dus_size) {
-		ret = -EPROTO;
+	ret = -EPROTO;
+	if (q->mmio_size < sizeof(*q->db) || q->dus_size < sizeof(q->hdr))
 		goto err_close;
-	}
+	memcpy(&q->hdr, q->dus, sizeof(q->hdr));
+	ret = sacc_check_header(&q->hdr, q->dus_size);
+	if (ret)
+		goto err_close;
 	q->data = q->dus + q->hdr.data_off;
 	ret = sacc_start(q);
 	if (ret)

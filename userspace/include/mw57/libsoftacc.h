@@ -36,8 +36,17 @@ struct sacc_queue {
 /* The uacce region sizes of the device behind FD (sysfs, by dev_t). */
 int sacc_region_sizes(int fd, size_t *mmio, size_t *dus);
 
-/* Open PATH (NULL: /dev/softacc-0), map both regions, start the queue. */
+/*
+ * Open PATH (NULL: /dev/softacc-0), map both regions, check the DUS
+ * header (sacc_check_header; -EPROTO), start the queue.
+ */
 int sacc_open(struct sacc_queue *q, const char *path);
+/*
+ * 0 when every field of H that the library uses fits a DUS region of
+ * DUS_SIZE bytes (magic, version, nonzero depths, entry sizes, rings and
+ * data area inside the region, aligned rings), else -EPROTO.
+ */
+int sacc_check_header(const struct softacc_dus_header *h, size_t dus_size);
 int sacc_start(struct sacc_queue *q);	/* UACCE_CMD_START_Q, fresh ring */
 int sacc_stop(struct sacc_queue *q);	/* UACCE_CMD_PUT_Q */
 int sacc_kick(struct sacc_queue *q);	/* SOFTACC_CMD_KICK */
