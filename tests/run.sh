@@ -27,14 +27,14 @@ label=$1 bundle=$2 manifest=$3
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${MW57_OUT:-/tmp}
 kver=$(uname -r)
-# conf_value TREE NAME: a value of TREE's dkms.conf
-conf_value() { sed -n "s/^$2=\"\(.*\)\"$/\1/p" "$1/dkms.conf"; }
+# shellcheck source=lib/dkms.sh
+. "$top/tests/lib/dkms.sh"
 pkgs=() mods=() ver=
 for tree in "$bundle"/*/; do
 	tree=${tree%/}
-	pkgs+=("$(conf_value "$tree" PACKAGE_NAME)")
-	ver=$(conf_value "$tree" PACKAGE_VERSION)
-	mapfile -t -O "${#mods[@]}" mods < <(conf_value "$tree" 'BUILT_MODULE_NAME\[[0-9]*\]')
+	pkgs+=("$(dkms_conf "$tree" PACKAGE_NAME)")
+	ver=$(dkms_conf "$tree" PACKAGE_VERSION)
+	mapfile -t -O "${#mods[@]}" mods < <(dkms_conf "$tree" 'BUILT_MODULE_NAME\[[0-9]*\]')
 done
 mapfile -t plan < <(grep -E '^(main|final) ' "$manifest")
 
@@ -169,11 +169,9 @@ else
 	# the DKMS trees and the installed modules, for the kernel's other
 	# guests (without the build folders)
 	files=("lib/modules/$kver/updates/dkms") skip=() ok=1
-	for tree in "$bundle"/*/; do
-		tree=${tree%/}
-		pkg=$(conf_value "$tree" PACKAGE_NAME)
+	for pkg in "${pkgs[@]}"; do
 		rm -rf "/usr/src/$pkg-$ver"
-		cp -a "$tree" "/usr/src/$pkg-$ver"
+		cp -a "$bundle/$pkg-$ver" "/usr/src/$pkg-$ver"
 		prefixed dkms add -m "$pkg" -v "$ver"
 		rc=$?
 		result $rc "dkms: add $pkg/$ver"

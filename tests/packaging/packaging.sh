@@ -7,12 +7,14 @@
 # installed kernel with headers (the other kernel's headers are hidden
 # meanwhile, so the install builds once and must skip it), modprobe loads
 # them from updates/dkms, the udev rule opens /dev/raw-gadget to group
-# rawgadget, a kernel that builds its own uacce (CONFIG_UACCE) gets mw57
-# and not mw57-uacce, reinstalling the other kernel's headers triggers
-# DKMS autoinstall for it, removing it removes its modules, and a purge
-# leaves no module, DKMS tree or packaged file behind.  Finally the harness's modules of the running
-# kernel are put back for the suites that follow.  Two DKMS builds in all;
-# the log of every command is kept in the run directory (packaging.log).
+# rawgadget, reinstalling the other kernel's headers triggers DKMS
+# autoinstall for it (with CONFIG_UACCE=m there: mw57 is built, not
+# mw57-uacce), removing it removes its modules, and a purge leaves no
+# module, DKMS tree or packaged file behind.  Finally the harness's
+# modules of the running kernel are put back for the suites that follow.
+# Three package builds in all (both for the running kernel, mw57 for the
+# other); the log of every command is kept in the run directory
+# (packaging.log).
 set -u
 cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/ktap.sh
@@ -23,15 +25,17 @@ cd "$(dirname "$0")" || exit 1
 ktap_begin root
 debs=$(dirname "${MW57_OUT:-/mnt/out/x}")/debs
 bundle=$(dirname "${MW57_OUT:-/mnt/out/x}")/bundle
+# shellcheck source=../lib/dkms.sh
+. ../lib/dkms.sh
 # the DKMS packages of the bundle (one tree each) and their modules
-conf_value() { sed -n "s/^$2=\"\(.*\)\"$/\1/p" "$1/dkms.conf"; }
 pkgs='' mods='' ver=''
 for tree in "$bundle"/*/; do
-	pkgs="$pkgs $(conf_value "$tree" PACKAGE_NAME)"
-	mods="$mods $(conf_value "$tree" 'BUILT_MODULE_NAME\[[0-9]*\]' | xargs)"
-	ver=$(conf_value "$tree" PACKAGE_VERSION)
+	pkgs="$pkgs $(dkms_conf "$tree" PACKAGE_NAME)"
+	mods="$mods $(dkms_conf "$tree" 'BUILT_MODULE_NAME\[[0-9]*\]' | xargs)"
+	ver=$(dkms_conf "$tree" PACKAGE_VERSION)
 done
-uacce_mods=$(conf_value "$bundle/mw57-uacce-$ver" 'BUILT_MODULE_NAME\[[0-9]*\]' | xargs)
+mw57_mods=$(dkms_conf "$bundle/mw57-$ver" 'BUILT_MODULE_NAME\[[0-9]*\]' | xargs)
+uacce_mods=$(dkms_conf "$bundle/mw57-uacce-$ver" 'BUILT_MODULE_NAME\[[0-9]*\]' | xargs)
 # dependents first, for modprobe -r
 mods=$(echo "$mods" | xargs -n1 | tac | xargs)
 cur=$(uname -r)
@@ -136,7 +140,6 @@ for f in /var/cache/mw57-debs/linux-headers-"$other"_*.deb; do [ -f "$f" ] && hd
 # (dkms 3.2 prefers it)
 kbuild=/lib/modules/$other/build
 kconfigs=".config include/config/auto.conf"
-mw57_mods=$(for m in $mods; do case " $uacce_mods " in *" $m "*) ;; *) echo "$m" ;; esac; done | xargs)
 set_uacce() { # set_uacce: CONFIG_UACCE=m in the configuration of $other
 	local f
 	mkdir -p "$tmp/config"
