@@ -623,12 +623,34 @@ int uacce_register(struct uacce_device *uacce)
 		return -ENOMEM;
 	uacce->cdev->ops = &uacce_fops;
 	uacce->cdev->owner = THIS_MODULE;
-	ret = cdev_device_add(uacce->cdev, &uacce->dev);
+	/*
+	 * cdev_device_add() by hand: on its failure the caller cannot tell
+	 * a cdev that it deleted (and so freed) from one it never added.
+	 * An open file pins the device through the cdev's parent reference,
+	 * which cdev_add() takes on success only and the release of a
+	 * cdev_alloc() cdev drops.
+	 */
+	cdev_set_parent(uacce->cdev, &uacce->dev.kobj);
+	ret = cdev_add(uacce->cdev, uacce->dev.devt, 1);
 	if (ret) {
-		/* never added: free it here, remove must not delete it */
-		kobject_put(&uacce->cdev->kobj);
-		uacce->cdev = NULL;
+		dev_dbg(uacce->parent, "cdev_add: %d\n", ret);
+		/* the reference that the cdev's release will drop */
+		get_device(&uacce->dev);
+		goto err_put;
 	}
+	ret = device_add(&uacce->dev);
+	if (ret) {
+		dev_dbg(uacce->parent, "device_add: %d\n", ret);
+		cdev_del(uacce->cdev);	/* frees it: ours was the last reference */
+		goto err_forget;
+	}
+	return 0;
+
+err_put:
+	kobject_put(&uacce->cdev->kobj);
+err_forget:
+	/* never added, or deleted: remove must not delete it */
+	uacce->cdev = NULL;
 	return ret;
 }
 EXPORT_SYMBOL_GPL(uacce_register);
