@@ -305,6 +305,9 @@ static int uacce_fops_mmap(struct file *filep, struct vm_area_struct *vma)
 
 	if (vma->vm_pgoff >= UACCE_MAX_REGION)
 		return -EINVAL;
+	/* a private copy of a queue region means nothing: MAP_SHARED only */
+	if (!(vma->vm_flags & VM_MAYSHARE))
+		return -EINVAL;
 	type = vma->vm_pgoff;
 
 	qfr = kzalloc(sizeof(*qfr), GFP_KERNEL);

@@ -292,6 +292,11 @@ static void test_mmap(const char *dev)
 	ktap_result(map_errno(fd2, UACCE_QFRT_DUS, dus - page) == EINVAL &&
 		    map_errno(fd2, UACCE_QFRT_MMIO, 2 * mmio) == EINVAL,
 		    "mmap: a wrong size gives EINVAL");
+	q = mmap(NULL, dus, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd2, UACCE_QFRT_DUS * page);
+	e = q == MAP_FAILED ? errno : 0;
+	if (q != MAP_FAILED)
+		munmap(q, dus);
+	ktap_result(e == EINVAL, "mmap: MAP_PRIVATE gives EINVAL (%s)", strerror(e));
 	e = mprotect(p + page, page, PROT_READ) ? errno : 0;
 	ktap_result(e == EINVAL, "mmap: mprotect of one page (a split) gives EINVAL (%s)",
 		    strerror(e));
@@ -426,7 +431,7 @@ static void test_bad(const char *dev)
 
 static int mode_basic(const char *dev, int nr)
 {
-	ktap_header(8 + 5 + 10 + 7 + 5 + 5);
+	ktap_header(8 + 5 + 11 + 7 + 5 + 5);
 	test_sysfs(dev);
 	test_instances(dev, nr);
 	test_mmap(dev);
