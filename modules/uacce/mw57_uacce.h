@@ -41,6 +41,7 @@ struct uacce_qfile_region {
 	enum uacce_qfrt type;
 	struct uacce_queue *q;
 	unsigned int users;
+	struct mm_struct *mm;	/* of the mapping; remove waits for its mmap */
 };
 
 enum uacce_dev_state {

@@ -14,7 +14,8 @@
  *
  * Where this differs from upstream, on purpose (README.md):
  *  - remove is safe with live queues: each queue is marked dead (no new
- *    op, mmap or ioctl reaches the driver), its user mappings are zapped,
+ *    op, mmap or ioctl reaches the driver), its user mappings are zapped
+ *    (one that an mmap racing with remove is still setting up included),
  *    then it is stopped and put; pollers are woken and see EPOLLERR|HUP;
  *  - each queue zaps the mapping of the file that opened it (several
  *    device nodes work), and a region is free again once its VMA closes;
@@ -27,6 +28,7 @@
  * and driver ioctls) then q->mutex (state and regions; START/PUT, mmap,
  * VMA close, poll).  Driver ioctls run without q->mutex, since they may
  * fault on user memory while mmap holds mmap_lock and wants q->mutex.
+ * Remove takes an mm's mmap_lock under uacce->mutex (uacce_zap_queue()).
  */
 
 #include <linux/compat.h>
@@ -35,6 +37,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/poll.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
 
@@ -315,6 +318,7 @@ static int uacce_fops_mmap(struct file *filep, struct vm_area_struct *vma)
 		return -ENOMEM;
 	qfr->type = type;
 	qfr->q = q;
+	qfr->mm = vma->vm_mm;
 	qfr->users = 1;
 
 	mutex_lock(&q->mutex);
@@ -658,6 +662,36 @@ err_forget:
 }
 EXPORT_SYMBOL_GPL(uacce_register);
 
+/*
+ * Zap Q's user mappings; Q is dead already, so no ->mmap populates one
+ * after this.  But a VMA whose ->mmap ran before Q died is linked into the
+ * file's mapping tree only after ->mmap returns, under its mm's mmap_lock
+ * held for writing: the zap would miss a VMA not linked yet, which then
+ * keeps its pages.  So wait for the mmap_lock of every mm that holds a
+ * region record first (uacce->mutex is taken before mmap_lock, and Q's
+ * mutex, which nests inside it, is not held while waiting).
+ */
+static void uacce_zap_queue(struct uacce_queue *q)
+{
+	struct mm_struct *mms[UACCE_MAX_REGION];
+	int i, n = 0;
+
+	mutex_lock(&q->mutex);
+	for (i = 0; i < UACCE_MAX_REGION; i++) {
+		if (!q->qfrs[i])
+			continue;
+		mms[n] = q->qfrs[i]->mm;
+		mmgrab(mms[n++]);
+	}
+	mutex_unlock(&q->mutex);
+	for (i = 0; i < n; i++) {
+		mmap_read_lock(mms[i]);
+		mmap_read_unlock(mms[i]);
+		mmdrop(mms[i]);
+	}
+	unmap_mapping_range(q->mapping, 0, 0, 1);
+}
+
 /**
  * uacce_remove() - remove the accelerator, revoking every open queue
  * @uacce: from uacce_alloc(), registered or not; NULL is ignored
@@ -679,7 +713,7 @@ void uacce_remove(struct uacce_device *uacce)
 	mutex_lock(&uacce->mutex);
 	list_for_each_entry(q, &uacce->queues, list) {
 		state = uacce_kill_queue(q);
-		unmap_mapping_range(q->mapping, 0, 0, 1);
+		uacce_zap_queue(q);
 		if (state != UACCE_Q_ZOMBIE)
 			uacce_release_queue(uacce, q, state);
 		wake_up_interruptible_all(&q->wait);

@@ -14,6 +14,9 @@
  *   data DEV N            N random jobs checked against userspace; exit 0
  *   churn DEV SECONDS     open/map/start/submit/close in a loop, errors of
  *                         a device going away tolerated; exit 0
+ *   mmaprace DEV          map and unmap DUS until the queue dies, keep
+ *                         the mapping made as it died; after a line on
+ *                         stdin it must give SIGBUS; exit 0
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -639,6 +642,61 @@ static int mode_churn(const char *dev, int seconds)
 	return 0;
 }
 
+/* The queue was marked dead: poll says so at once. */
+static int queue_dead(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	return poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLHUP);
+}
+
+/*
+ * mmap races with the removal: the queue's DUS is mapped and unmapped
+ * until the queue dies, and the mapping made as it died (if the last
+ * mmap worked) is kept.  A ->mmap that passed before the queue died can
+ * return after the removal's zap; once the removal is over (a line on
+ * stdin) that mapping must be gone too: SIGBUS, not a live page.
+ */
+static int mode_mmaprace(const char *dev)
+{
+	long dus = sysfs_long(dev, "region_dus_size"), n = 0;
+	int fd = open(dev, O_RDWR | O_CLOEXEC), e = 0, sig;
+	uint8_t *p = MAP_FAILED;
+	char line[16];
+
+	if (fd < 0 || dus <= 0) {
+		printf("cannot open %s (%s) or read its DUS size\n", dev, strerror(errno));
+		return 1;
+	}
+	printf("# ready\n");
+	fflush(stdout);
+	for (;;) {
+		p = map_region(fd, UACCE_QFRT_DUS, dus);
+		if (p == MAP_FAILED) {
+			e = errno;
+			break;
+		}
+		n++;
+		if (queue_dead(fd))
+			break;
+		munmap(p, dus);
+	}
+	if (!fgets(line, sizeof(line), stdin)) {
+		printf("no go line on stdin\n");
+		return 1;
+	}
+	if (p == MAP_FAILED) {
+		printf("%ld mappings, then mmap gave %s\n", n, strerror(e));
+		return e == ENXIO ? 0 : 1;
+	}
+	sig = touch(p + dus - 1, 1);
+	printf("%ld mappings, the last made as the queue died; touching it after removal: %s\n",
+	       n, sig ? strsignal(sig) : "no fault, the page is live");
+	munmap(p, dus);
+	close(fd);
+	return sig == SIGBUS ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	page = sysconf(_SC_PAGESIZE);
@@ -656,6 +714,8 @@ int main(int argc, char **argv)
 		return mode_data(argv[2], atoi(argv[3]));
 	if (argc >= 4 && !strcmp(argv[1], "churn"))
 		return mode_churn(argv[2], atoi(argv[3]));
+	if (argc >= 3 && !strcmp(argv[1], "mmaprace"))
+		return mode_mmaprace(argv[2]);
 	fprintf(stderr, "usage: see the head of tests/uacce/uacce_test.c\n");
 	return 2;
 }
