@@ -319,6 +319,24 @@ static void test_mmap(const char *dev)
 	ktap_result(WIFEXITED(st) && WEXITSTATUS(st) == 0,
 		    "mmap: a forked child has no mapping and its mmap gives EEXIST (status %#x)",
 		    st);
+	/*
+	 * MADV_DOFORK clears VM_DONTCOPY: the child's copy of the VMA shares
+	 * the region record (vma open), has no pages (VM_WIPEONFORK, and no
+	 * fault handler: SIGBUS), and its unmap must leave the record to the
+	 * parent, which still holds the region.
+	 */
+	e = madvise(p, dus, MADV_DOFORK) ? errno : 0;
+	pid = fork();
+	if (!pid)
+		_exit((touch(p, 0) == SIGBUS ? 0 : 1) |
+		      (map_errno(fd, UACCE_QFRT_DUS, dus) == EEXIST ? 0 : 2) |
+		      (munmap(p, dus) ? 4 : 0));
+	waitpid(pid, &st, 0);
+	ktap_result(!e && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		    "mmap: MADV_DOFORK, fork: the child's copy gives SIGBUS, its mmap EEXIST, its munmap works (%s, status %#x)",
+		    strerror(e), st);
+	ktap_result(touch(p + page, 1) == 0 && map_errno(fd, UACCE_QFRT_DUS, dus) == EEXIST,
+		    "mmap: after the child's munmap and exit the parent's mapping and record live on");
 	ktap_result(!munmap(p, dus) && map_errno(fd, UACCE_QFRT_DUS, dus) == 0,
 		    "mmap: munmap, then mapping the region again works");
 	munmap(m, mmio);
@@ -405,12 +423,21 @@ static void test_bad(const char *dev)
 		ktap_bail("cannot open a queue for the bad descriptors");
 	ds = q.hdr.data_size;
 	e = sqe_make(SOFTACC_OP_CRC32C, 1, ds, 1, 0, 0, 0);
-	ok = !run_one(&q, &e, &c) && c.status == -EINVAL;
+	ktap_result(!run_one(&q, &e, &c) && c.status == -EINVAL,
+		    "bad: a CRC32C source past the data area gives -EINVAL");
 	e = sqe_make(SOFTACC_OP_CRC32C, 2, 0xfffffff0u, 0x20, 0, 0, 0);
-	ok &= !run_one(&q, &e, &c) && c.status == -EINVAL;
+	ktap_result(!run_one(&q, &e, &c) && c.status == -EINVAL,
+		    "bad: a CRC32C source wrapping past 2^32 gives -EINVAL");
+	/* the destination's first 8 bytes fit: nothing may be written there */
+	memset(q.data, 0xa5, 16);
+	memset(q.data + ds - 8, 0x3c, 8);
 	e = sqe_make(SOFTACC_OP_MEMCPY, 3, 0, 16, ds - 8, 16, 0);
-	ok &= !run_one(&q, &e, &c) && c.status == -EINVAL;
-	ktap_result(ok, "bad: offsets or lengths out of the data area give -EINVAL");
+	ok = !run_one(&q, &e, &c) && c.status == -EINVAL;
+	ktap_result(ok && q.data[ds - 8] == 0x3c && q.data[ds - 1] == 0x3c,
+		    "bad: a memcpy destination past the data area gives -EINVAL, nothing written");
+	e = sqe_make(SOFTACC_OP_MEMCPY, 7, 0, 16, 0xfffffff8u, 16, 0);
+	ktap_result(!run_one(&q, &e, &c) && c.status == -EINVAL,
+		    "bad: a memcpy destination wrapping past 2^32 gives -EINVAL");
 	e = sqe_make(SOFTACC_OP_MEMCPY, 4, 0, 64, 4096, 32, 0);
 	ktap_result(!run_one(&q, &e, &c) && c.status == -ERANGE,
 		    "bad: memcpy into a too small destination gives -ERANGE");
@@ -434,7 +461,7 @@ static void test_bad(const char *dev)
 
 static int mode_basic(const char *dev, int nr)
 {
-	ktap_header(8 + 5 + 11 + 7 + 5 + 5);
+	ktap_header(8 + 5 + 13 + 7 + 5 + 8);
 	test_sysfs(dev);
 	test_instances(dev, nr);
 	test_mmap(dev);
@@ -514,9 +541,10 @@ static int mode_hold(int argc, char **argv)
 	int nq = argc, i, ok, sig_db, sig_dus;
 	struct sacc_queue q[2], idle;
 	struct poller pl = { .q = &idle };
-	struct timespec now;
+	struct timespec go;
 	pthread_t th;
 	char line[16];
+	long late_ms;
 
 	ktap_header(1 + 5 * nq + 1);
 	for (i = 0; i < nq; i++)
@@ -534,6 +562,8 @@ static int mode_hold(int argc, char **argv)
 	fflush(stdout);
 	if (!fgets(line, sizeof(line), stdin))
 		ktap_bail("no go line on stdin");
+	/* the shell sends the line once the removal is over */
+	clock_gettime(CLOCK_MONOTONIC, &go);
 
 	for (i = 0; i < nq; i++) {
 		sig_db = touch((volatile uint8_t *)q[i].db, 0);
@@ -554,10 +584,17 @@ static int mode_hold(int argc, char **argv)
 		ktap_result(1, "%s: close works", argv[i]);
 	}
 	pthread_join(th, NULL);
-	clock_gettime(CLOCK_MONOTONIC, &now);
 	sacc_close(&idle);
-	ktap_result(pl.ret == -EPIPE && now.tv_sec - pl.end.tv_sec < 60,
-		    "the poller blocked before the removal was woken by it (%d)", pl.ret);
+	/*
+	 * Woken by the removal, the poller returned before the removal was
+	 * over (late_ms <= 0, give or take scheduling); unwoken, its poll
+	 * would end only at its 120 s timeout.
+	 */
+	late_ms = (pl.end.tv_sec - go.tv_sec) * 1000 +
+		  (pl.end.tv_nsec - go.tv_nsec) / 1000000;
+	ktap_result(pl.ret == -EPIPE && late_ms < 1000,
+		    "the poller blocked before the removal was woken by it (%d, %+ld ms after the removal ended)",
+		    pl.ret, late_ms);
 	return ktap_finish();
 }
 
