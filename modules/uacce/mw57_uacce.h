@@ -13,6 +13,14 @@
  * (remap_vmalloc_range, vm_insert_page), never set vma->vm_ops, make
  * ->stop_queue synchronous, and keep ->is_q_updated lock-free; after
  * uacce_remove() returns the framework calls no op again.
+ *
+ * Locks: ->start_queue, ->stop_queue (for UACCE_CMD_PUT_Q), ->mmap and
+ * ->is_q_updated run under q->mutex, which nests inside mmap_lock (mmap
+ * and munmap take it with mmap_lock held), so these ops must not take
+ * mmap_lock nor touch user memory (copy_{from,to}_user, get_user_pages).
+ * ->get_queue, ->ioctl, and ->stop_queue/->put_queue at close and in
+ * uacce_remove() run under uacce->mutex, which is taken before q->mutex
+ * and never with mmap_lock held: ->ioctl may copy from and to the user.
  */
 #ifndef _MW57_UACCE_H
 #define _MW57_UACCE_H
