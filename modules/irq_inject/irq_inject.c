@@ -11,11 +11,32 @@
  *   /sys/kernel/debug/irq_inject/stats    read-only:  per-irq tally
  *
  * COUNT defaults to 1 and is at most IRQINJ_MAX_COUNT.  Each injection
- * waits, for at most IRQINJ_WAIT_US, until the previous one was delivered
- * (its handler ran), so a burst does not collapse into -EBUSY and the
- * /proc/interrupts delta equals the number of successes.  A write returns
- * its byte count when every injection succeeded, else the errno of the
- * first failure; the burst stops there.
+ * waits until the irq's handler is idle, then until the injection was
+ * delivered (counted, its handler and thread done), so a burst does not
+ * collapse into -EBUSY and, on an otherwise quiet irq, the
+ * /proc/interrupts delta equals the number of successes.  An injection
+ * made while a device interrupt of the same irq is being handled is
+ * folded into that run by genirq (replayed by handle_edge_irq(), not
+ * counted): the idle wait makes that rare, and the device's own count
+ * then stands for it.  A write returns its byte count when every
+ * injection succeeded, else the errno of the first failure; the burst
+ * stops there.  Every wait is bounded and ends on a signal (-EINTR).
+ *
+ * The irq is not ours: its descriptor may be freed (a device unbound, its
+ * MSI vectors released) at any time.  Descriptors are freed after an RCU
+ * grace period, so every look at one, and the injection itself, happens
+ * under rcu_read_lock(); nothing waits on a descriptor (no
+ * synchronize_irq()).  Irqs whose chip has a sleeping bus lock cannot be
+ * injected under RCU (-EOPNOTSUPP); none of x86's chips has one.
+ *
+ * Timer irqs (irq 0, any action with IRQF_TIMER) are refused (-EPERM).
+ * genirq's spurious-interrupt detector (note_interrupt()) disables a line
+ * when 99,900 of 100,000 interrupts went unhandled, counting an unhandled
+ * one only when it comes within HZ/10 of the previous one; injections
+ * into a handler that returns IRQ_NONE are unhandled.  So at most run_max
+ * (default and at most 50,000, half the detector's window) injections go
+ * into one irq without a pause of IRQINJ_GAP_MS after a delivery, across
+ * writes: the next injection waits for the pause.
  *
  * This is a debug facility: on x86 an injected edge interrupt is replayed
  * by an IPI of its vector, which can complete a pending affinity change
@@ -45,12 +66,36 @@
 #define IRQINJ_MAX_INPUT	32
 /* Bound on waiting for a delivery, or for a pending replay to clear. */
 #define IRQINJ_WAIT_US		(100 * USEC_PER_MSEC)
+/* Bound on waiting for a running handler (its thread included) to end. */
+#define IRQINJ_IDLE_US		(1000 * USEC_PER_MSEC)
 #define IRQINJ_POLL_US		50
+/* A pause that restarts note_interrupt()'s count (HZ/10, with margin). */
+#define IRQINJ_GAP_MS		150
+#define IRQINJ_RUN_MAX		50000
+
+static unsigned int irqinj_run_max = IRQINJ_RUN_MAX;
+
+static int irqinj_run_max_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, IRQINJ_RUN_MAX);
+}
+
+static const struct kernel_param_ops irqinj_run_max_ops = {
+	.set = irqinj_run_max_set,
+	.get = param_get_uint,
+};
+module_param_cb(run_max, &irqinj_run_max_ops, &irqinj_run_max, 0644);
+MODULE_PARM_DESC(run_max,
+		 "injections into one irq without a 150 ms pause (1..50000, default 50000)");
 
 struct irqinj_tally {
 	unsigned long requested;
 	unsigned long succeeded;
 	int last_errno;
+	/* the current run: injections with no IRQINJ_GAP_MS pause between */
+	unsigned long run;
+	unsigned long longest_run;
+	ktime_t last;			/* when the last injection was done */
 };
 
 /* Serialises bursts: one injection in flight at a time. */
@@ -99,8 +144,12 @@ static int irqinj_parse(char *buf, size_t len, unsigned int *irq,
 	return irqinj_parse_uint(buf, irq);
 }
 
-/* Sum of the per-CPU delivery counters of @irq (what /proc/interrupts shows). */
-static int irqinj_delivered(unsigned int irq, unsigned long *sum)
+/*
+ * The delivery count of @irq (the sum /proc/interrupts shows) and whether
+ * its handler or thread is running.  The descriptor is freed after an RCU
+ * grace period, and only looked at under rcu_read_lock().
+ */
+static int irqinj_state(unsigned int irq, unsigned long *sum, bool *busy)
 {
 	struct irq_data *data;
 	struct irq_desc *desc;
@@ -108,14 +157,17 @@ static int irqinj_delivered(unsigned int irq, unsigned long *sum)
 	unsigned int cpu;
 	int ret = -EINVAL;
 
-	/* Descriptors are freed after an RCU grace period. */
 	rcu_read_lock();
 	data = irq_get_irq_data(irq);
 	if (data) {
 		desc = irq_data_to_desc(data);
 		for_each_possible_cpu(cpu)
 			total += irq_desc_kstat_cpu(desc, cpu);
+		/* counted at entry, before the handler is marked running */
+		smp_rmb();
 		*sum = total;
+		*busy = irqd_irq_inprogress(data) ||
+			atomic_read(&desc->threads_active);
 		ret = 0;
 	}
 	rcu_read_unlock();
@@ -132,6 +184,34 @@ static int irqinj_pause(ktime_t deadline)
 	return 0;
 }
 
+/*
+ * Whether @irq may be injected; called under rcu_read_lock().  -EINVAL
+ * for an irq without a descriptor, -EPERM for a timer, -EOPNOTSUPP for a
+ * chip with a bus lock (it sleeps: not under RCU).
+ */
+static int irqinj_may_inject(unsigned int irq)
+{
+	struct irqaction *action;
+	struct irq_data *data;
+	struct irq_desc *desc;
+	struct irq_chip *chip;
+	unsigned long flags;
+	bool timer = !irq;
+
+	data = irq_get_irq_data(irq);
+	if (!data)
+		return -EINVAL;
+	chip = irq_data_get_irq_chip(data);
+	if (chip && chip->irq_bus_lock)
+		return -EOPNOTSUPP;
+	desc = irq_data_to_desc(data);
+	raw_spin_lock_irqsave(&desc->lock, flags);
+	for (action = desc->action; action; action = action->next)
+		timer |= !!(action->flags & IRQF_TIMER);
+	raw_spin_unlock_irqrestore(&desc->lock, flags);
+	return timer ? -EPERM : 0;
+}
+
 /* Inject once, retrying while a previous replay is still pending. */
 static int irqinj_trigger(unsigned int irq)
 {
@@ -139,23 +219,52 @@ static int irqinj_trigger(unsigned int irq)
 	int ret;
 
 	for (;;) {
-		ret = irq_inject_interrupt(irq);
+		/* the descriptor stays allocated while we look and inject */
+		rcu_read_lock();
+		ret = irqinj_may_inject(irq);
+		if (!ret)
+			ret = irq_inject_interrupt(irq);
+		rcu_read_unlock();
 		if (ret != -EBUSY)
 			return ret;
-		if (irqinj_pause(deadline))
-			return -EBUSY;
+		ret = irqinj_pause(deadline);
+		if (ret)
+			return ret == -ETIMEDOUT ? -EBUSY : ret;
 	}
 }
 
-/* Wait until the delivery counter moved past @before and the handler ended. */
+/*
+ * Wait until @irq's handler and thread are idle, and read its delivery
+ * count then: an injection made while the handler runs would be folded
+ * into that run.
+ */
+static int irqinj_settle(unsigned int irq, unsigned long *count)
+{
+	ktime_t deadline = ktime_add_us(ktime_get(), IRQINJ_IDLE_US);
+	bool busy;
+	int ret;
+
+	for (;;) {
+		if (irqinj_state(irq, count, &busy))
+			return -EINVAL;		/* the irq went away */
+		if (!busy)
+			return 0;
+		ret = irqinj_pause(deadline);
+		if (ret)
+			return ret;
+	}
+}
+
+/* Wait until the delivery count moved past @before and the handler ended. */
 static int irqinj_wait_delivery(unsigned int irq, unsigned long before)
 {
 	ktime_t deadline = ktime_add_us(ktime_get(), IRQINJ_WAIT_US);
 	unsigned long now;
+	bool busy;
 	int ret;
 
 	for (;;) {
-		if (irqinj_delivered(irq, &now))
+		if (irqinj_state(irq, &now, &busy))
 			return -EINVAL;		/* the irq went away */
 		if (now != before)
 			break;
@@ -163,7 +272,25 @@ static int irqinj_wait_delivery(unsigned int irq, unsigned long before)
 		if (ret)
 			return ret;
 	}
-	synchronize_irq(irq);
+	return irqinj_settle(irq, &now);
+}
+
+/*
+ * Keep note_interrupt() from disabling the line: after run_max injections
+ * with no IRQINJ_GAP_MS pause between two, wait for that pause.
+ */
+static int irqinj_pace(struct irqinj_tally *t)
+{
+	ktime_t quiet = ktime_add_ms(t->last, IRQINJ_GAP_MS);
+	s64 ms = ktime_ms_delta(quiet, ktime_get());
+
+	if (ms > 0 && t->run >= READ_ONCE(irqinj_run_max)) {
+		if (msleep_interruptible(ms + 1))
+			return -EINTR;
+		ms = 0;
+	}
+	if (ms <= 0)
+		t->run = 0;
 	return 0;
 }
 
@@ -172,10 +299,11 @@ static struct irqinj_tally *irqinj_tally_get(unsigned int irq)
 {
 	struct irqinj_tally *t;
 	unsigned long unused;
+	bool busy;
 	int ret;
 
 	/* Only irqs with a descriptor get a tally: memory stays bounded. */
-	if (irqinj_delivered(irq, &unused))
+	if (irqinj_state(irq, &unused, &busy))
 		return ERR_PTR(-EINVAL);
 	t = xa_load(&irqinj_tallies, irq);
 	if (t)
@@ -207,9 +335,19 @@ static int irqinj_burst(unsigned int irq, unsigned int count)
 	if (IS_ERR(t))
 		return PTR_ERR(t);
 
-	/* Tallies are never freed before module exit: t stays valid. */
+	/*
+	 * Tallies are never freed before module exit: t stays valid.  Its
+	 * run and last are used under irqinj_burst_lock only.
+	 */
 	for (i = 0; i < count; i++) {
-		ret = irqinj_delivered(irq, &before);
+		if (signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		ret = irqinj_pace(t);
+		if (ret)
+			break;
+		ret = irqinj_settle(irq, &before);
 		if (ret)
 			break;
 		ret = irqinj_trigger(irq);
@@ -217,8 +355,10 @@ static int irqinj_burst(unsigned int irq, unsigned int count)
 			break;
 		mutex_lock(&irqinj_tally_lock);
 		t->succeeded++;
+		t->longest_run = max(t->longest_run, ++t->run);
 		mutex_unlock(&irqinj_tally_lock);
 		ret = irqinj_wait_delivery(irq, before);
+		t->last = ktime_get();
 		if (ret)
 			break;
 	}
@@ -269,10 +409,10 @@ static int irqinj_stats_show(struct seq_file *m, void *unused)
 
 	if (mutex_lock_interruptible(&irqinj_tally_lock))
 		return -EINTR;
-	seq_puts(m, "irq requested succeeded last_errno\n");
+	seq_puts(m, "irq requested succeeded last_errno longest_run\n");
 	xa_for_each(&irqinj_tallies, irq, t)
-		seq_printf(m, "%lu %lu %lu %d\n", irq, t->requested,
-			   t->succeeded, t->last_errno);
+		seq_printf(m, "%lu %lu %lu %d %lu\n", irq, t->requested,
+			   t->succeeded, t->last_errno, t->longest_run);
 	mutex_unlock(&irqinj_tally_lock);
 	return 0;
 }
