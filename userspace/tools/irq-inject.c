@@ -141,6 +141,8 @@ static int list_irqs(unsigned int **out)
 /* Why injection into F cannot work, or NULL when it should. */
 static const char *obstacle(const struct irq_facts *f)
 {
+	if (!f->irq)
+		return "the timer interrupt (irq 0) is never injected";
 	if (!f->actions[0])
 		return "not requested by any driver";
 	if (strcmp(f->type, "edge"))
@@ -216,6 +218,22 @@ static int locked_down(void)
 	return !strstr(buf, "[none]") && strchr(buf, '[');
 }
 
+/* Whether this process has CAP_SYS_ADMIN (bit 21 of CapEff). */
+static int cap_sys_admin(void)
+{
+	unsigned long long eff = 0;
+	char line[128];
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			break;
+	fclose(f);
+	return !!(eff & (1ULL << 21));
+}
+
 /* One sentence for the errno the module returned for IRQ. */
 static void explain(int err, unsigned int irq)
 {
@@ -232,8 +250,13 @@ static void explain(int err, unsigned int irq)
 	case EPERM:
 		if (locked_down())
 			fprintf(stderr, "refused: the kernel is locked down (see /sys/kernel/security/lockdown).\n");
+		else if (err == EPERM && cap_sys_admin())
+			fprintf(stderr, "refused: timer interrupts (irq 0, IRQF_TIMER) are never injected.\n");
 		else
 			fprintf(stderr, "refused: injecting interrupts needs root with CAP_SYS_ADMIN.\n");
+		break;
+	case EOPNOTSUPP:
+		fprintf(stderr, "cannot be injected: its interrupt chip has a sleeping bus lock.\n");
 		break;
 	case EINVAL:
 		if (get_facts(irq, &f))
@@ -247,7 +270,7 @@ static void explain(int err, unsigned int irq)
 		fprintf(stderr, "busy: a previous injection was still being replayed.\n");
 		break;
 	case ETIMEDOUT:
-		fprintf(stderr, "injected, but its handler did not run within 100 ms (is it disabled?).\n");
+		fprintf(stderr, "injected, but not delivered within 100 ms, or its handler still ran after 1 s (is it disabled?).\n");
 		break;
 	case EINTR:
 		fprintf(stderr, "interrupted by a signal; the burst stopped early.\n");
