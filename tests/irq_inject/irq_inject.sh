@@ -26,15 +26,17 @@ ktap_begin root
 command -v irq-inject >/dev/null || ktap_exit_fail_msg "irq-inject not on PATH"
 
 pids=()
+tmp=$(mktemp -d /tmp/irqinj.XXXXXX)
 cleanup() {
 	local p
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
+	rm -rf "$tmp"
 	grep -q '^irq_inject ' /proc/modules || modprobe irq_inject
 }
 trap cleanup EXIT
 
-ktap_set_plan 21
+ktap_set_plan 24
 
 vcfg=$(irq_by_action 'virtio[0-9]+-config')
 vname=$(tr ',' '\n' <"/sys/kernel/irq/$vcfg/actions" | grep -xE 'virtio[0-9]+-config' | head -n1)
@@ -102,6 +104,7 @@ else
 	ktap_test_fail "unrequested irq: none found in /sys/kernel/irq"
 fi
 ktap_test_result "irq without descriptor (1000000): EINVAL" refused "$vcfg" 1000000 EINVAL
+ktap_test_result "timer irq 0: EPERM, nothing injected" refused 0 0 EPERM
 
 malformed=("" "\n" "-1" "+$vcfg" " $vcfg" "$vcfg " "${vcfg}x" "$vcfg 0" "$vcfg -1"
 	"$vcfg 10001" "$vcfg 4294967296" "99999999999999999999" "$vcfg 1 1" "$vcfg  1"
@@ -122,7 +125,7 @@ nocap() {
 	got=$(setpriv --inh-caps=-sys_admin --bounding-set=-sys_admin -- \
 		python3 -c "$RAW_WRITE_PY" "$INJECT" "$vcfg")
 	after=$(irq_count "$vcfg")
-	ktap_print_msg "root without CAP_SYS_ADMIN: $got, delta $((after - before))"
+	ktap_print_msg "root without CAP_SYS_ADMIN: $got (open:ERRNO would be an open-time refusal), delta $((after - before))"
 	[ "$got" = EPERM ] && [ "$before" -eq "$after" ]
 }
 ktap_test_result "root without CAP_SYS_ADMIN: EPERM at write, nothing injected" nocap
@@ -132,47 +135,85 @@ unprivileged() {
 	before=$(irq_count "$vcfg")
 	got=$(as_nobody python3 -c "$RAW_WRITE_PY" "$INJECT" "$vcfg")
 	after=$(irq_count "$vcfg")
-	ktap_print_msg "unprivileged open: $got, delta $((after - before))"
-	[ "$got" = EACCES ] && [ "$before" -eq "$after" ]
+	ktap_print_msg "unprivileged: $got, delta $((after - before))"
+	[ "$got" = open:EACCES ] && [ "$before" -eq "$after" ]
 }
 # (debugfs is mode 0700: the path lookup fails before the file's own mode)
-ktap_test_result "unprivileged user: EACCES, nothing injected" unprivileged
+ktap_test_result "unprivileged user: EACCES at open, nothing injected" unprivileged
 ktap_test_result "irq-inject explains the refusal to a non-root user" \
 	explains 'refused: injecting interrupts needs root with CAP_SYS_ADMIN' \
 	as_nobody "$(command -v irq-inject)" "$vcfg"
 
-# -- concurrency -------------------------------------------------------------
-concurrent() {
-	local before after r1 r2 p1 p2
-	before=$(irq_count "$vcfg")
-	raw_write "$INJECT" "$vcfg 300" >/tmp/irqinj.w1 & p1=$!
-	raw_write "$INJECT" "$vcfg 300" >/tmp/irqinj.w2 & p2=$!
-	wait "$p1" "$p2"
-	r1=$(cat /tmp/irqinj.w1) r2=$(cat /tmp/irqinj.w2)
-	after=$(irq_count "$vcfg")
-	ktap_print_msg "two writers of 300: $r1 $r2, delta $((after - before))"
-	[ "$r1 $r2" = "OK OK" ] && [ $((after - before)) -eq 600 ]
-}
-ktap_test_result "two concurrent writers of 300: both succeed, delta 600" concurrent
-
-burst_running() { [ "$(stats_field "$vcfg" requested)" -ge "$1" ]; }
-unload_during_burst() {
-	local req0 p rc
+# -- bursts held long: run_max ---------------------------------------------
+# With run_max=100 a burst of 10000 pauses 150 ms after every 100
+# injections (at least 14.85 s): a burst known to be running cannot end
+# while the steps below look at it.  SIGINT ends it with EINTR.
+RUN_MAX=/sys/module/irq_inject/parameters/run_max
+long_burst() { # long_burst OUT: a held burst into $vcfg, started; sets lb_pid
+	local req0
 	req0=$(($(stats_field "$vcfg" requested) + 10000))
-	raw_write "$INJECT" "$vcfg 10000" >/tmp/irqinj.w3 & p=$!
-	pids+=("$p")
-	wait_for 20 burst_running "$req0" || { ktap_print_msg "burst did not start"; return 1; }
-	rc=0
-	rmmod irq_inject 2>/tmp/irqinj.rmmod || rc=$?
-	ktap_print_msg "rmmod during burst: rc=$rc $(cat /tmp/irqinj.rmmod)"
-	kill -INT "$p" 2>/dev/null
-	wait "$p"
-	ktap_print_msg "interrupted writer: $(cat /tmp/irqinj.w3)"
-	# Either refused while busy, or the burst had ended; then it must go.
-	grep -q '^irq_inject ' /proc/modules && rmmod irq_inject
-	! grep -q '^irq_inject ' /proc/modules && modprobe irq_inject && [ -e "$INJECT" ]
+	# python itself in the background (not raw_write's subshell): $! gets the SIGINT
+	python3 -c "$RAW_WRITE_PY" "$INJECT" "$vcfg 10000" >"$1" &
+	lb_pid=$!
+	pids+=("$lb_pid")
+	wait_for 20 burst_running "$req0"
 }
-ktap_test_result "rmmod during a burst: refused or clean, then unload and reload" unload_during_burst
+burst_running() { [ "$(stats_field "$vcfg" requested)" -ge "$1" ]; }
+gone() { ! kill -0 "$1" 2>/dev/null; }
+echo 100 >"$RUN_MAX" || ktap_exit_fail_msg "cannot set run_max"
+
+# the run: 250 injections into rtc0 (its handler returns IRQ_NONE for
+# them) never go more than 100 without a 150 ms pause (a stall of the
+# guest may end a run earlier: at most 100, not exactly 100)
+paced() {
+	local rtc out longest
+	rtc=$(irq_by_action rtc0) || return 1
+	out=$(raw_write "$INJECT" "$rtc 250")
+	longest=$(stats_field "$rtc" longest_run)
+	ktap_print_msg "rtc0 (irq $rtc) 250: $out, longest run $longest"
+	[ "$out" = OK ] && [ "$longest" -ge 1 ] && [ "$longest" -le 100 ]
+}
+ktap_test_result "run_max=100: 250 injections, no run longer than 100 without a pause" paced
+ktap_test_result "run_max refuses 0 and 50001" \
+	sh -c "! echo 0 >$RUN_MAX 2>/dev/null && ! echo 50001 >$RUN_MAX 2>/dev/null && grep -qx 100 $RUN_MAX"
+
+# a second writer waits for the running burst (one burst at a time)
+serialised() {
+	local s0 p2 r1 r2
+	long_burst "$tmp/w1" || { ktap_print_msg "burst did not start"; return 1; }
+	s0=$(stats_field "$vcfg" requested)
+	raw_write "$INJECT" "$vcfg 1" >"$tmp/w2" &
+	p2=$!
+	pids+=("$p2")
+	# still waiting after 2 s (a bounded poll, not a sleep)
+	if wait_for 2 gone "$p2"; then
+		ktap_print_msg "the second writer finished during the burst: $(cat "$tmp/w2")"
+		return 1
+	fi
+	kill -INT "$lb_pid"
+	wait "$lb_pid" "$p2"
+	r1=$(cat "$tmp/w1") r2=$(cat "$tmp/w2")
+	ktap_print_msg "burst: $r1 (SIGINT), second writer: $r2, requested $s0 -> $(stats_field "$vcfg" requested)"
+	[ "$r1 $r2" = "EINTR OK" ] && [ "$(stats_field "$vcfg" requested)" -eq $((s0 + 1)) ]
+}
+ktap_test_result "a second writer waits for the running burst, then injects" serialised
+
+# rmmod during a burst: refused (the writer's open file pins the module),
+# the burst goes on until SIGINT (EINTR), then the module unloads
+unload_during_burst() {
+	local out rc=0 s0
+	long_burst "$tmp/w3" || { ktap_print_msg "burst did not start"; return 1; }
+	out=$(rmmod irq_inject 2>&1) || rc=$?
+	s0=$(stats_field "$vcfg" succeeded)
+	wait_for 5 test "$(stats_field "$vcfg" succeeded)" -gt "$s0" || return 1
+	kill -INT "$lb_pid"
+	wait "$lb_pid"
+	ktap_print_msg "rmmod during the burst: rc=$rc, $out; the burst went on; after SIGINT: $(cat "$tmp/w3")"
+	[ "$rc" -ne 0 ] && [[ $out == *"is in use"* ]] && [ "$(cat "$tmp/w3")" = EINTR ] &&
+		rmmod irq_inject && modprobe irq_inject && [ -e "$INJECT" ]
+}
+ktap_test_result "rmmod during a burst: refused as in use, the burst goes on, then unload and reload" \
+	unload_during_burst
 ktap_test_result "after reload: virtio config 10 injections, delta 10" check_burst "$vname" 10
 
 listing() {

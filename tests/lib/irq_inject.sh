@@ -27,21 +27,23 @@ irq_by_action() {
 
 # The program behind raw_write, also run under setpriv by the tests.
 RAW_WRITE_PY='
-import errno, os, sys
+import ctypes, errno, os, signal, sys
 data = sys.argv[2].encode().decode("unicode_escape").encode("latin-1")
+name = lambda n: errno.errorcode.get(n, str(n))
+# SIGINT ends the write (EINTR), not this program: one write(2), no retry
+signal.signal(signal.SIGINT, lambda *_: None)
 try:
     fd = os.open(sys.argv[1], os.O_WRONLY)
-    try:
-        os.write(fd, data)
-    finally:
-        os.close(fd)
-    print("OK")
 except OSError as e:
-    print(errno.errorcode.get(e.errno, str(e.errno)))
+    sys.exit(print("open:" + name(e.errno)))
+libc = ctypes.CDLL(None, use_errno=True)
+n = libc.write(fd, data, len(data))
+print("OK" if n == len(data) else name(ctypes.get_errno()) if n < 0 else "short:%d" % n)
 '
 
-# raw_write FILE BYTES: one open(2) and write(2) of BYTES (backslash
-# escapes allowed) to FILE; prints OK or the errno name.
+# raw_write FILE BYTES: one open(2) and one write(2) of BYTES (backslash
+# escapes allowed) to FILE; prints OK, the write's errno name (EINTR after
+# a SIGINT), or open:ERRNO when the open failed.
 raw_write() {
 	python3 -c "$RAW_WRITE_PY" "$1" "$2"
 }
