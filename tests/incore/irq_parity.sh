@@ -16,9 +16,7 @@ cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/irq_inject.sh
 . ../lib/irq_inject.sh
 
-ktap_begin root
-[ -e "$INJECT" ] || { modprobe irq_inject && [ -e "$INJECT" ]; } ||
-	ktap_exit_fail_msg "irq_inject is not loaded and cannot be loaded"
+irqinj_prelude
 
 IRQDBG=/sys/kernel/debug/irq/irqs
 if [ ! -d "$IRQDBG" ]; then

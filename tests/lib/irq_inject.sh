@@ -58,3 +58,11 @@ stats_field() {
 
 # shellcheck source=../lib/wait.sh
 . ../lib/wait.sh
+
+# irqinj_prelude: the TAP header, root (else a skip) and the module loaded
+# (else a bail-out); for the tests that inject
+irqinj_prelude() {
+	ktap_begin root
+	[ -e "$INJECT" ] || { modprobe irq_inject && [ -e "$INJECT" ]; } ||
+		ktap_exit_fail_msg "irq_inject is not loaded and cannot be loaded"
+}
