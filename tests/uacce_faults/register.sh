@@ -54,7 +54,8 @@ bind_nth() {
 		echo "$left"
 	) 2>/dev/null
 }
-n=0 failed=0 left=0
+said() { kmsg_since "$mark" | grep -qE "softacc\.0: $1: -[0-9]+\$"; }
+n=0 failed=0 left=0 first_dev=
 while [ "$left" = 0 ] && [ $n -lt 3000 ]; do
 	n=$((n + 1))
 	left=$(bind_nth $n)
@@ -62,10 +63,25 @@ while [ "$left" = 0 ] && [ $n -lt 3000 ]; do
 		[ "$left" != 0 ] || echo softacc.0 >"$SA_DRV/unbind"
 	else
 		failed=$((failed + 1))
+		[ -n "$first_dev" ] || ! said device_add || first_dev=$n
 	fi
 done
+# The number of slab allocations before cdev_add's varies by one or two
+# from bind to bind (allocator pools refill now and then), so the walk
+# can step over the one allocation cdev_add makes: the last before
+# device_add's first.  Aim at it again, up to 60 binds.
+tries=0
+if ! said cdev_add && [ -n "$first_dev" ]; then
+	echo softacc.0 >"$SA_DRV/unbind"
+	while ! said cdev_add && [ $tries -lt 60 ]; do
+		tries=$((tries + 1))
+		bind_nth $((first_dev - 1 - tries % 3)) >/dev/null
+		[ ! -e "$SA_DRV/softacc.0" ] || echo softacc.0 >"$SA_DRV/unbind"
+	done
+	echo softacc.0 >"$SA_DRV/bind"
+fi
 log=$(kmsg_since "$mark")
-ktap_print_msg "$n binds, $failed of them failed; uacce said: $(grep -oE 'softacc\.0: (cdev_add|device_add): -[0-9]+' <<<"$log" | sort | uniq -c | xargs)"
+ktap_print_msg "$n binds, $failed of them failed, then $tries aimed at cdev_add; uacce said: $(grep -oE 'softacc\.0: (cdev_add|device_add): -[0-9]+' <<<"$log" | sort | uniq -c | xargs)"
 ktap_test_result "the walk ends: a bind with no injected failure (after $n)" \
 	test "$left" != 0
 ktap_test_result "uacce_register: the cdev_add failure path ran" \
