@@ -218,7 +218,8 @@ if [ "$need_debs" = 1 ]; then
 	make -s -C "$top" deb >"$run/deb-build.log" 2>&1 ||
 		{ tail -n 30 "$run/deb-build.log" >&2; exit 1; }
 	mkdir -p "$run/debs"
-	cp "$top"/build/deb/mw57-*dkms_*.deb "$top"/build/deb/mw57-tools_*.deb "$run/debs/"
+	cp "$top"/build/deb/mw57-*dkms_*.deb "$top"/build/deb/mw57-tools_*.deb \
+		"$top"/build/deb/mw57-dev_*.deb "$run/debs/"
 fi
 
 # --- the plan --------------------------------------------------------------

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Copyright (C) 2026 The mw57 authors.
 #
-# mw57-dkms, mw57-uacce-dkms and mw57-tools installed the way users
+# mw57-dkms, mw57-uacce-dkms, mw57-tools and mw57-dev installed the way users
 # install them: apt install of the .debs builds the modules for every
 # installed kernel with headers (the other kernel's headers are hidden
 # meanwhile, so the install builds once and must skip it), modprobe loads
@@ -77,7 +77,7 @@ none_for() { # none_for KVER [MODULES]: no module file of ours
 	done
 }
 
-ktap_set_plan 12
+ktap_set_plan 13
 ktap_print_msg "running $cur, other kernel $other, packages $(cd "$debs" && echo *.deb)"
 
 # leave a clean system: no harness registration, nothing loaded; keep the
@@ -92,9 +92,10 @@ for p in $pkgs; do
 done
 
 mv "/lib/modules/$other/build" "$hidden" || ktap_exit_fail_msg "cannot hide the headers of $other"
-ktap_test_result "apt install ./mw57-dkms ./mw57-uacce-dkms ./mw57-tools (offline)" \
+ktap_test_result "apt install ./mw57-dkms ./mw57-uacce-dkms ./mw57-tools ./mw57-dev (offline)" \
 	log env DEBIAN_FRONTEND=noninteractive apt-get install -y \
-	"$debs"/mw57-dkms_*.deb "$debs"/mw57-uacce-dkms_*.deb "$debs"/mw57-tools_*.deb
+	"$debs"/mw57-dkms_*.deb "$debs"/mw57-uacce-dkms_*.deb "$debs"/mw57-tools_*.deb \
+	"$debs"/mw57-dev_*.deb
 ktap_test_result "DKMS built and installed the modules for $cur, skipped $other (no headers)" \
 	sh -c "$(declare -f built_for none_for); mods='$mods'; built_for $cur && none_for $other"
 mv "$hidden" "/lib/modules/$other/build"
@@ -126,6 +127,17 @@ ktap_test_result "a user in group rawgadget runs the packaged rg-keyboard: it en
 exec 3>&-
 wait_for 20 sh -c "! kill -0 $kbd 2>/dev/null"
 kbd=
+
+# mw57-dev: its example builds against its headers and library alone and
+# computes a CRC32C on softacc that it checks in software (-v)
+dev_example() {
+	gcc -o "$tmp/crc" /usr/share/doc/mw57-dev/examples/softacc-crc32c.c \
+		-I/usr/include/mw57 -lsoftacc >"$tmp/crc.log" 2>&1 &&
+		"$tmp/crc" -v /etc/os-release >>"$tmp/crc.log" 2>&1
+}
+ktap_test_result "mw57-dev: the packaged example builds against it and checks a CRC32C on softacc" \
+	dev_example
+ktap_print_msg "$(cat "$tmp/crc.log")"
 
 # a kernel whose headers are (re)installed after the package gets the
 # modules automatically (DKMS's header_postinst.d hook: the same
@@ -184,13 +196,13 @@ log env INITRD=No DEBIAN_FRONTEND=noninteractive dpkg -r --force-depends "linux-
 ktap_test_result "removing kernel $other removes its modules" none_for "$other"
 
 # purge leaves nothing behind
-dpkg -L mw57-dkms mw57-uacce-dkms mw57-tools 2>/dev/null | sort -u >"$tmp/files"
+dpkg -L mw57-dkms mw57-uacce-dkms mw57-tools mw57-dev 2>/dev/null | sort -u >"$tmp/files"
 # shellcheck disable=SC2086 # a list
 modprobe -r $mods 2>/dev/null
 # dpkg, not apt: the kernel removed above (--force-depends) leaves apt
 # with broken dependencies; the package scripts run the same either way
-ktap_test_result "dpkg --purge mw57-dkms mw57-uacce-dkms mw57-tools" \
-	log env DEBIAN_FRONTEND=noninteractive dpkg --purge mw57-tools mw57-uacce-dkms mw57-dkms
+ktap_test_result "dpkg --purge mw57-dkms mw57-uacce-dkms mw57-tools mw57-dev" \
+	log env DEBIAN_FRONTEND=noninteractive dpkg --purge mw57-dev mw57-tools mw57-uacce-dkms mw57-dkms
 left=$(while read -r f; do [ -f "$f" ] && echo "$f"; done <"$tmp/files")
 ktap_test_result "purge: no packaged file left (of $(wc -l <"$tmp/files") paths)" test -z "$left"
 [ -z "$left" ] || ktap_print_msg "left: $left"
