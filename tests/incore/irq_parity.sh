@@ -41,9 +41,11 @@ inject_by() {
 	if [ "$1" = trigger ]; then file=$IRQDBG/$2 data=trigger; fi
 	before=$(irq_count "$2")
 	got=$(raw_write "$file" "$data")
-	[ "$got" != OK ] || wait_for 5 test "$(irq_count "$2")" -gt "$before"
+	[ "$got" != OK ] || wait_for 5 count_above "$2" "$before"
 	echo "$got $(($(irq_count "$2") - before))"
 }
+# count_above IRQ N: IRQ's count is above N now (read at each poll)
+count_above() { [ "$(irq_count "$1")" -gt "$2" ]; }
 
 # the classes of spec section 3, found by action name on this guest
 classes=()

@@ -186,6 +186,8 @@ serialised() {
 	# still waiting after 2 s (a bounded poll, not a sleep)
 	if wait_for 2 gone "$p2"; then
 		ktap_print_msg "the second writer finished during the burst: $(cat "$tmp/w2")"
+		kill -INT "$lb_pid"
+		wait "$lb_pid"
 		return 1
 	fi
 	kill -INT "$lb_pid"
@@ -198,16 +200,18 @@ ktap_test_result "a second writer waits for the running burst, then injects" ser
 
 # rmmod during a burst: refused (the writer's open file pins the module),
 # the burst goes on until SIGINT (EINTR), then the module unloads
+succeeded_above() { [ "$(stats_field "$vcfg" succeeded)" -gt "$1" ]; }
 unload_during_burst() {
-	local out rc=0 s0
+	local out rc=0 s0 went_on=no r3
 	long_burst "$tmp/w3" || { ktap_print_msg "burst did not start"; return 1; }
 	out=$(rmmod irq_inject 2>&1) || rc=$?
 	s0=$(stats_field "$vcfg" succeeded)
-	wait_for 5 test "$(stats_field "$vcfg" succeeded)" -gt "$s0" || return 1
+	wait_for 5 succeeded_above "$s0" && went_on=yes
 	kill -INT "$lb_pid"
 	wait "$lb_pid"
-	ktap_print_msg "rmmod during the burst: rc=$rc, $out; the burst went on; after SIGINT: $(cat "$tmp/w3")"
-	[ "$rc" -ne 0 ] && [[ $out == *"is in use"* ]] && [ "$(cat "$tmp/w3")" = EINTR ] &&
+	r3=$(cat "$tmp/w3")
+	ktap_print_msg "rmmod during the burst: rc=$rc, $out; the burst went on: $went_on; after SIGINT: $r3"
+	[ "$rc" -ne 0 ] && [[ $out == *"is in use"* ]] && [ "$went_on" = yes ] && [ "$r3" = EINTR ] &&
 		rmmod irq_inject && modprobe irq_inject && [ -e "$INJECT" ]
 }
 ktap_test_result "rmmod during a burst: refused as in use, the burst goes on, then unload and reload" \
