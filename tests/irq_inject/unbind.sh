@@ -49,20 +49,27 @@ rng_irq() {
 irq=$(rng_irq) || ktap_exit_fail_msg "no config irq for the virtio-rng at $pci"
 ktap_print_msg "virtio-rng at $pci, config irq $irq"
 
-# inject "IRQ" until $tmp/stop exists; print each outcome's count
-python3 - "$INJECT" "$irq" "$tmp/stop" >"$tmp/out" 2>&1 <<'PY' &
+# inject "IRQ" until $tmp/stop exists, creating $tmp/ready after the
+# first write; print each outcome's count
+python3 - "$INJECT" "$irq" "$tmp/stop" "$tmp/ready" >"$tmp/out" 2>&1 <<'PY' &
 import collections, errno, os, sys
 fd = os.open(sys.argv[1], os.O_WRONLY)
 seen = collections.Counter()
-while not os.path.exists(sys.argv[3]):
+while True:
     try:
         os.write(fd, sys.argv[2].encode())
         seen["OK"] += 1
     except OSError as e:
         seen[errno.errorcode.get(e.errno, str(e.errno))] += 1
+    if not os.path.exists(sys.argv[4]):
+        open(sys.argv[4], "w").close()
+    if os.path.exists(sys.argv[3]):
+        break
 print(" ".join("%s:%d" % kv for kv in sorted(seen.items())))
 PY
 injector=$!
+# the cycles start once the injector injects (python starts slowly)
+wait_for 30 test -e "$tmp/ready" || ktap_exit_fail_msg "the injector did not start: $(cat "$tmp/out")"
 
 cycles=0
 for _ in $(seq 10); do
@@ -76,15 +83,16 @@ injector=
 out=$(cat "$tmp/out")
 ktap_print_msg "10 unbind/bind cycles ($cycles done); the injector saw: $out"
 ktap_test_result "the virtio-rng function was unbound and bound again 10 times" test "$cycles" -eq 10
+# (which outcomes occur depends on timing: one run on 7.3 saw only
+# OK:323, runs on 6.1 and debug saw both; the printed tally says)
 only_documented() {
 	local kv
+	[ -n "$out" ] || return 1
 	for kv in $out; do
 		case ${kv%%:*} in OK | EINVAL | ETIMEDOUT | EBUSY) ;; *) return 1 ;; esac
 	done
-	[[ " $out" == *" OK:"* ]] && [[ $out == *"EINVAL:"* ]]
 }
-ktap_test_result "every write succeeded or gave EINVAL, ETIMEDOUT or EBUSY; both OK and EINVAL seen" \
-	only_documented
+ktap_test_result "every write succeeded or gave EINVAL, ETIMEDOUT or EBUSY" only_documented
 works_again() {
 	local i before got
 	wait_for 10 rng_irq >/dev/null && i=$(rng_irq) || return 1
