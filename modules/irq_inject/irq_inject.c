@@ -196,7 +196,7 @@ static int irqinj_may_inject(unsigned int irq)
 	struct irq_desc *desc;
 	struct irq_chip *chip;
 	unsigned long flags;
-	bool timer = !irq;
+	bool timer = !irq, inactive;
 
 	data = irq_get_irq_data(irq);
 	if (!data)
@@ -206,10 +206,19 @@ static int irqinj_may_inject(unsigned int irq)
 		return -EOPNOTSUPP;
 	desc = irq_data_to_desc(data);
 	raw_spin_lock_irqsave(&desc->lock, flags);
+	/*
+	 * A freed irq (free_irq(): no action, deactivated) is torn down next
+	 * (its chips cleared, which irq_set_irqchip_state() WARNs about):
+	 * refuse it here already.  The window between this check and the
+	 * injection stays open; see README.md.
+	 */
+	inactive = !desc->action || !irqd_is_activated(data);
 	for (action = desc->action; action; action = action->next)
 		timer |= !!(action->flags & IRQF_TIMER);
 	raw_spin_unlock_irqrestore(&desc->lock, flags);
-	return timer ? -EPERM : 0;
+	if (timer)
+		return -EPERM;
+	return inactive ? -EINVAL : 0;
 }
 
 /* Inject once, retrying while a previous replay is still pending. */
