@@ -186,8 +186,8 @@ static int irqinj_pause(ktime_t deadline)
 
 /*
  * Whether @irq may be injected; called under rcu_read_lock().  -EINVAL
- * for an irq without a descriptor, -EPERM for a timer, -EOPNOTSUPP for a
- * chip with a bus lock (it sleeps: not under RCU).
+ * for an irq without a descriptor, action or activation, -EPERM for a
+ * timer, -EOPNOTSUPP for a chip with a bus lock (it sleeps: not under RCU).
  */
 static int irqinj_may_inject(unsigned int irq)
 {
