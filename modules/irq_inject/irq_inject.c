@@ -24,10 +24,11 @@
  *
  * The irq is not ours: its descriptor may be freed (a device unbound, its
  * MSI vectors released) at any time.  Descriptors are freed after an RCU
- * grace period, so every look at one, and the injection itself, happens
- * under rcu_read_lock(); nothing waits on a descriptor (no
- * synchronize_irq()).  Irqs whose chip has a sleeping bus lock cannot be
- * injected under RCU (-EOPNOTSUPP); none of x86's chips has one.
+ * grace period, and the last put of their kobject: the counters are read
+ * under rcu_read_lock(), and an injection holds a kobject reference and
+ * the descriptor's request_mutex, which free_irq() takes, so the irq keeps
+ * its action and its chips until the injection is made.  Nothing waits on
+ * a descriptor's handlers (no synchronize_irq()).
  *
  * Timer irqs (irq 0, any action with IRQF_TIMER) are refused (-EPERM).
  * genirq's spurious-interrupt detector (note_interrupt()) disables a line
@@ -50,9 +51,11 @@
 #include <linux/interrupt.h>
 #include <linux/irq.h>
 #include <linux/irqdesc.h>
+#include <linux/kobject.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/rcupdate.h>
 #include <linux/sched/signal.h>
 #include <linux/security.h>
 #include <linux/seq_file.h>
@@ -185,40 +188,57 @@ static int irqinj_pause(ktime_t deadline)
 }
 
 /*
- * Whether @irq may be injected; called under rcu_read_lock().  -EINVAL
- * for an irq without a descriptor, action or activation, -EPERM for a
- * timer, -EOPNOTSUPP for a chip with a bus lock (it sleeps: not under RCU).
+ * Whether the irq of @desc may be injected; called under its
+ * request_mutex.  -EINVAL for an irq without action or activation (freed
+ * by free_irq(), its chips torn down next, which irq_set_irqchip_state()
+ * would WARN about), -EPERM for a timer.
  */
-static int irqinj_may_inject(unsigned int irq)
+static int irqinj_may_inject(unsigned int irq, struct irq_desc *desc)
 {
 	struct irqaction *action;
-	struct irq_data *data;
-	struct irq_desc *desc;
-	struct irq_chip *chip;
 	unsigned long flags;
 	bool timer = !irq, inactive;
 
-	data = irq_get_irq_data(irq);
-	if (!data)
-		return -EINVAL;
-	chip = irq_data_get_irq_chip(data);
-	if (chip && chip->irq_bus_lock)
-		return -EOPNOTSUPP;
-	desc = irq_data_to_desc(data);
 	raw_spin_lock_irqsave(&desc->lock, flags);
-	/*
-	 * A freed irq (free_irq(): no action, deactivated) is torn down next
-	 * (its chips cleared, which irq_set_irqchip_state() WARNs about):
-	 * refuse it here already.  The window between this check and the
-	 * injection stays open; see README.md.
-	 */
-	inactive = !desc->action || !irqd_is_activated(data);
+	inactive = !desc->action || !irqd_is_activated(&desc->irq_data);
 	for (action = desc->action; action; action = action->next)
 		timer |= !!(action->flags & IRQF_TIMER);
 	raw_spin_unlock_irqrestore(&desc->lock, flags);
 	if (timer)
 		return -EPERM;
 	return inactive ? -EINVAL : 0;
+}
+
+/*
+ * Inject @irq once.  A kobject reference keeps its descriptor's memory;
+ * holding its request_mutex keeps free_irq() from completing, so a driver
+ * cannot tear the irq down between the check and the injection.  The
+ * mutex is held for this one attempt only, never across a pause.
+ */
+static int irqinj_inject_once(unsigned int irq)
+{
+	struct irq_desc *desc = NULL;
+	struct irq_data *data;
+	int ret;
+
+	rcu_read_lock();
+	data = irq_get_irq_data(irq);
+	if (data && kobject_get_unless_zero(&irq_data_to_desc(data)->kobj))
+		desc = irq_data_to_desc(data);
+	rcu_read_unlock();
+	if (!desc)
+		return -EINVAL;
+
+	ret = mutex_lock_interruptible(&desc->request_mutex);
+	if (ret)
+		goto put;
+	ret = irqinj_may_inject(irq, desc);
+	if (!ret)
+		ret = irq_inject_interrupt(irq);
+	mutex_unlock(&desc->request_mutex);
+put:
+	kobject_put(&desc->kobj);
+	return ret;
 }
 
 /* Inject once, retrying while a previous replay is still pending. */
@@ -228,12 +248,7 @@ static int irqinj_trigger(unsigned int irq)
 	int ret;
 
 	for (;;) {
-		/* the descriptor stays allocated while we look and inject */
-		rcu_read_lock();
-		ret = irqinj_may_inject(irq);
-		if (!ret)
-			ret = irq_inject_interrupt(irq);
-		rcu_read_unlock();
+		ret = irqinj_inject_once(irq);
 		if (ret != -EBUSY)
 			return ret;
 		ret = irqinj_pause(deadline);

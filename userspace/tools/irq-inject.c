@@ -255,9 +255,6 @@ static void explain(int err, unsigned int irq)
 		else
 			fprintf(stderr, "refused: injecting interrupts needs root with CAP_SYS_ADMIN.\n");
 		break;
-	case EOPNOTSUPP:
-		fprintf(stderr, "cannot be injected: its interrupt chip has a sleeping bus lock.\n");
-		break;
 	case EINVAL:
 		if (get_facts(irq, &f))
 			fprintf(stderr, "no such interrupt.\n");
