@@ -226,6 +226,18 @@ static int bu_gro_complete(struct sock *sk, struct sk_buff *skb, int nhoff)
 
 /* --- socket ----------------------------------------------------------- */
 
+/*
+ * ICMP errors about our packets (their destination port is the peer's
+ * bareudp port, which is ours) are ours: the UDP core then updates the
+ * underlay's path MTU on "fragmentation needed" and "packet too big".
+ * Without this hook it drops them.  Any such error is accepted, as
+ * upstream does: there is no per-tunnel state to match it against.
+ */
+static int bu_err_lookup(struct sock *sk, struct sk_buff *skb)
+{
+	return 0;
+}
+
 static int bu_open(struct net_device *dev)
 {
 	struct bu_dev *bu = netdev_priv(dev);
@@ -263,6 +275,7 @@ static int bu_open(struct net_device *dev)
 	cfg.sk_user_data = bu;
 	cfg.encap_type = 1;
 	cfg.encap_rcv = bu_udp_encap_recv;
+	cfg.encap_err_lookup = bu_err_lookup;
 	cfg.gro_receive = bu_gro_receive;
 	cfg.gro_complete = bu_gro_complete;
 	mw57_setup_udp_tunnel_sock(bu->net, sock, &cfg);
