@@ -395,6 +395,16 @@ static int bu_prepare_skb(struct sk_buff *skb, struct dst_entry *dst,
 	return 0;
 }
 
+/*
+ * ECN encapsulation reads the inner IP header, looking through VLAN tags
+ * (skb_protocol(skb, true)): pull what it reads, tags included, and point
+ * the network header at it, as upstream does.  Non-zero: drop.
+ */
+static int bu_pull_inner(struct sk_buff *skb)
+{
+	return skb_vlan_inet_prepare(skb, true);
+}
+
 static int bu_xmit4(struct sk_buff *skb, struct net_device *dev,
 		    struct bu_dev *bu, struct ip_tunnel_info *info)
 {
@@ -411,7 +421,7 @@ static int bu_xmit4(struct sk_buff *skb, struct net_device *dev,
 	sock = rcu_dereference(bu->sock);
 	if (!sock)
 		return -ESHUTDOWN;
-	if (!pskb_inet_may_pull(skb))	/* ECN encap reads the inner header */
+	if (bu_pull_inner(skb))
 		return -EINVAL;
 
 	sport = bu_sport(bu, skb);
@@ -455,7 +465,7 @@ static int bu_xmit6(struct sk_buff *skb, struct net_device *dev,
 	sock = rcu_dereference(bu->sock);
 	if (!sock)
 		return -ESHUTDOWN;
-	if (!pskb_inet_may_pull(skb))
+	if (bu_pull_inner(skb))
 		return -EINVAL;
 
 	sport = bu_sport(bu, skb);

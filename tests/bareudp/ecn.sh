@@ -8,6 +8,9 @@
 #
 #   encap: inner ECT(0) -> outer ECT(0) on IPv4 and IPv6 underlays;
 #          inner CE -> outer ECT(0) (CE is not copied out)
+#   encap with a VLAN ethertype (0x8100): the inner IP header behind the
+#          Ethernet header and the tag is pulled and read: inner ECT(1) ->
+#          outer ECT(1)
 #   decap: outer CE (set by tc pedit on B's underlay) + inner ECT(0) ->
 #          inner CE; outer CE + inner not-ECT -> dropped, counted in
 #          rx_frame_errors
@@ -21,14 +24,21 @@ ktap_begin root
 # shellcheck source=../lib/bareudp.sh
 . ../lib/bareudp.sh
 bu_setup
-bu_modules act_pedit act_csum cls_u32
+bu_modules act_pedit act_csum cls_u32 act_tunnel_key cls_matchall
 bu_both '
 	ip link add bu0 type bareudp dstport 6640 ethertype ipv4
 	ip link set bu0 up
 	ip route add 192.168.$peer.1/32 encap ip id 0 dst 10.0.0.$peer dev bu0 src 192.168.$me.1
 	ip route add 192.168.1$peer.1/32 encap ip6 id 0 dst fd00::$peer dev bu0 src 192.168.1$me.1' ||
 	ktap_exit_fail_msg "tunnel setup failed"
-ktap_set_plan 6
+a sh -e -c '
+	ip link add bu1 type bareudp dstport 6641 ethertype 0x8100
+	ip link set bu1 up
+	tc qdisc add dev bu1 clsact
+	tc filter add dev bu1 egress matchall \
+		action tunnel_key set src_ip 10.0.0.1 dst_ip 10.0.0.2 id 0' ||
+	ktap_exit_fail_msg "VLAN tunnel setup failed"
+ktap_set_plan 7
 
 out=$(bu_capture "$B" b0 "ip and udp dst port 6640" a ping -Q 2 -c 1 -W 1 192.168.2.1)
 ktap_print_msg "$out"
@@ -41,6 +51,24 @@ ktap_test_result "encap over IPv6: inner ECT(0) gives outer traffic class ECT(0)
 out=$(bu_capture "$B" b0 "ip and udp dst port 6640" a ping -Q 3 -c 1 -W 1 192.168.2.1)
 ktap_print_msg "$out"
 ktap_test_result "encap: inner CE gives outer ECT(0), not CE" grep -q 'tos 0x2,ECT(0)' <<<"$out"
+
+# one frame, as a bridge would hand it over: Ethernet header, 802.1Q tag
+# (VID 5), then IPv4 with ECT(1) (TOS 0x01) and 8 bytes of UDP; the
+# destination MAC's second byte is 0, which the outer TOS would show if
+# the header read were not the inner IP one
+vlan_frame() {
+	a python3 -c '
+import socket
+ip = bytes.fromhex("4501001c00004000401100000a0000010a000002") + bytes(8)
+frame = bytes.fromhex("020000000001020000000002" "8100" "0005" "0800") + ip
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(("bu1", 0x8100))
+s.send(frame)'
+}
+out=$(bu_capture "$B" b0 "ip and udp dst port 6641" vlan_frame)
+ktap_print_msg "$out"
+ktap_test_result "encap, VLAN ethertype: inner ECT(1) behind the tag gives outer ECT(1)" \
+	grep -q 'tos 0x1,ECT(1)' <<<"$out"
 
 # from here on, B's underlay marks every tunnel packet CE
 b tc qdisc add dev b0 clsact
