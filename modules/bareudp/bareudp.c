@@ -96,6 +96,21 @@ static __be16 bu_rx_proto(struct bu_dev *bu, struct sk_buff *skb,
 	return bu->ethertype;
 }
 
+/* A CE outer header over a not-ECT payload: name the sender, as upstream */
+static void bu_log_ecn_error(const struct bu_dev *bu, unsigned short family,
+			     const void *oiph)
+{
+	const struct ipv6hdr *ip6h = oiph;
+	const struct iphdr *iph = oiph;
+
+	if (family == AF_INET)
+		net_info_ratelimited("%s: non-ECT from %pI4 with TOS=%#x\n",
+				     bu->dev->name, &iph->saddr, iph->tos);
+	else
+		net_info_ratelimited("%s: non-ECT from %pI6\n",
+				     bu->dev->name, &ip6h->saddr);
+}
+
 static int bu_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
 	unsigned short family = ip_hdr(skb)->version == 4 ? AF_INET : AF_INET6;
@@ -140,8 +155,7 @@ static int bu_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 		err = IP6_ECN_decapsulate(oiph, skb);
 	if (unlikely(err)) {
 		if (log_ecn_error)
-			net_info_ratelimited("%s: non-ECT packet with CE outer header\n",
-					     bu->dev->name);
+			bu_log_ecn_error(bu, family, oiph);
 		if (err > 1) {
 			DEV_STATS_INC(bu->dev, rx_frame_errors);
 			DEV_STATS_INC(bu->dev, rx_errors);

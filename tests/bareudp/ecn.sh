@@ -13,7 +13,7 @@
 #          outer ECT(1)
 #   decap: outer CE (set by tc pedit on B's underlay) + inner ECT(0) ->
 #          inner CE; outer CE + inner not-ECT -> dropped, counted in
-#          rx_frame_errors
+#          rx_frame_errors, logged with the outer source and TOS
 # shellcheck disable=SC2016 # bu_both's commands expand in the netns shell
 set -u
 cd "$(dirname "$0")" || exit 1
@@ -38,7 +38,7 @@ a sh -e -c '
 	tc filter add dev bu1 egress matchall \
 		action tunnel_key set src_ip 10.0.0.1 dst_ip 10.0.0.2 id 0' ||
 	ktap_exit_fail_msg "VLAN tunnel setup failed"
-ktap_set_plan 7
+ktap_set_plan 8
 
 out=$(bu_capture "$B" b0 "ip and udp dst port 6640" a ping -Q 2 -c 1 -W 1 192.168.2.1)
 ktap_print_msg "$out"
@@ -85,4 +85,7 @@ ktap_test_result "decap: outer CE + inner not-ECT is dropped" \
 f1=$(bu_stat "$B" bu0 rx_frame_errors)
 ktap_test_result "decap: the drops are counted (rx_frame_errors $f0 -> $f1)" \
 	test "$f1" -ge $((f0 + 2))
+ecn_logged() { dmesg | grep -q 'bu0: non-ECT from 10\.0\.0\.1 with TOS=0x3$'; }
+ktap_test_result "decap: the drop is logged with the outer source and TOS" \
+	wait_for 5 ecn_logged
 ktap_finished
