@@ -6,8 +6,9 @@
 # install them: apt install of the .debs builds the modules for every
 # installed kernel with headers (the other kernel's headers are hidden
 # meanwhile, so the install builds once and must skip it), modprobe loads
-# them from updates/dkms, the udev rule opens /dev/raw-gadget to group
-# rawgadget, reinstalling the other kernel's headers triggers DKMS
+# them from updates/dkms, the udev rule is only an example until copied
+# to /etc/udev/rules.d, then opens /dev/raw-gadget to group rawgadget,
+# reinstalling the other kernel's headers triggers DKMS
 # autoinstall for it (with CONFIG_UACCE=m there: mw57 is built, not
 # mw57-uacce), removing it removes its modules, and a purge leaves no
 # module, DKMS tree or packaged file behind.  Finally the harness's
@@ -55,6 +56,7 @@ cleanup() {
 	wait 2>/dev/null
 	[ -L "$hidden" ] && mv "$hidden" "/lib/modules/$other/build"
 	[ -d "$tmp/config" ] && restore_config
+	rm -f /etc/udev/rules.d/60-mw57-raw-gadget.rules
 	userdel mw57in 2>/dev/null
 	userdel mw57out 2>/dev/null
 	rm -rf "$tmp"
@@ -77,7 +79,7 @@ none_for() { # none_for KVER [MODULES]: no module file of ours
 	done
 }
 
-ktap_set_plan 13
+ktap_set_plan 15
 ktap_print_msg "running $cur, other kernel $other, packages $(cd "$debs" && echo *.deb)"
 
 # leave a clean system: no harness registration, nothing loaded; keep the
@@ -105,17 +107,31 @@ ktap_test_result "modprobe $mods: loaded from updates/dkms, version $ver" \
 		modinfo -F filename \$m | grep -q /updates/dkms/ &&
 		[ \"\$(modinfo -F version \$m)\" = $ver ] || exit 1; done"
 
-# udev rule: group rawgadget may open /dev/raw-gadget, others may not
-modprobe -r raw_gadget && udevadm control --reload && modprobe raw_gadget
-node_mode() { [ "$(stat -c '%U:%G %a' /dev/raw-gadget)" = "root:rawgadget 660" ]; }
-ktap_test_result "udev rule: /dev/raw-gadget is root:rawgadget 0660" \
-	wait_for 20 node_mode
+# the udev rule is an opt-in example: installed, /dev/raw-gadget stays
+# root's; copied to /etc/udev/rules.d (README.md's commands), group
+# rawgadget may open it, others may not
+rule=60-mw57-raw-gadget.rules
+node_is() { [ "$(stat -c '%U:%G %a' /dev/raw-gadget)" = "$1" ]; }
 useradd -M -s /bin/sh -G rawgadget mw57in
 useradd -M -s /bin/sh mw57out
-ktap_test_result "a user outside the group gets EACCES" \
-	sh -c "! setpriv --reuid mw57out --regid mw57out --init-groups \
-		python3 -c 'import os; os.open(\"/dev/raw-gadget\", os.O_RDWR)' 2>$tmp/eacces &&
-		grep -q PermissionError $tmp/eacces"
+opens() { # opens USER: USER can open /dev/raw-gadget; EACCES is said in $tmp/open
+	setpriv --reuid "$1" --regid "$1" --init-groups \
+		python3 -c 'import os; os.open("/dev/raw-gadget", os.O_RDWR)' 2>"$tmp/open"
+}
+modprobe -r raw_gadget && udevadm control --reload && modprobe raw_gadget
+ktap_test_result "udev rule only an example: no $rule in a rules directory, /dev/raw-gadget root:root 0600" \
+	sh -c "$(declare -f node_is)
+		[ -f /usr/share/doc/mw57-tools/examples/$rule ] &&
+		! ls /usr/lib/udev/rules.d/$rule /lib/udev/rules.d/$rule 2>/dev/null &&
+		node_is 'root:root 600'"
+ktap_test_result "without the opt-in, a user in group rawgadget gets EACCES" \
+	sh -c "$(declare -f opens); tmp=$tmp; ! opens mw57in && grep -q PermissionError $tmp/open"
+cp "/usr/share/doc/mw57-tools/examples/$rule" /etc/udev/rules.d/ &&
+	udevadm control --reload && udevadm trigger --sysname-match=raw-gadget
+ktap_test_result "opted in: /dev/raw-gadget is root:rawgadget 0660" \
+	wait_for 20 node_is "root:rawgadget 660"
+ktap_test_result "opted in: a user outside the group gets EACCES" \
+	sh -c "$(declare -f opens); tmp=$tmp; ! opens mw57out && grep -q PermissionError $tmp/open"
 rg_modules num=1
 mkfifo "$tmp/keys"
 setpriv --reuid mw57in --regid mw57in --init-groups /usr/bin/rg-keyboard \
