@@ -803,14 +803,12 @@ static void __net_exit bu_exit_rtnl(struct net *net,
 				    struct list_head *dev_kill_list)
 {
 	struct bu_net *bn = net_generic(net, bu_net_id);
-	struct net_device *dev, *aux;
 	struct bu_dev *bu, *next;
 
-	/* our devices living in this netns ... */
-	for_each_netdev_safe(net, dev, aux)
-		if (dev->rtnl_link_ops == &bu_link_ops)
-			bu_dellink(dev, dev_kill_list);
-	/* ... and those elsewhere whose socket is in this netns */
+	/*
+	 * Devices whose socket is in this netns, wherever they live; the
+	 * core deletes those living here (default_device_exit_batch()).
+	 */
 	list_for_each_entry_safe(bu, next, &bn->devs, next)
 		bu_dellink(bu->dev, dev_kill_list);
 }

@@ -27,7 +27,7 @@ tunnel() {
 		ip route add 192.168.$peer.1/32 encap ip id 0 dst 10.0.0.$peer dev bu0 src 192.168.$me.1'
 }
 tunnel || ktap_exit_fail_msg "tunnel setup failed"
-ktap_set_plan 8
+ktap_set_plan 10
 
 drops() { # rx_dropped + rx_errors of B's bareudp
 	echo $(($(bu_stat "$B" bu0 rx_dropped) + $(bu_stat "$B" bu0 rx_errors)))
@@ -68,6 +68,28 @@ tunnel || ktap_exit_fail_msg "tunnel setup failed (again)"
 ktap_test_result "recreated tunnel carries traffic" a ping -c 2 -W 5 192.168.2.1
 ktap_test_result "delete netns B (its bareudp with it) while the flood runs" ip netns del "$B"
 ktap_test_result "A's tunnel device survives B's namespace" a ip link show bu0
+
+# devices living in one netns with their socket in another: deleting the
+# socket's netns deletes the device; deleting the netns it lives in
+# deletes it too, and its port is free again where its socket was
+X=bu-x-$$
+bu_on_exit ip netns del "$X" 2>/dev/null
+if ! { ip netns add "$X" && ip -n "$X" link add bu8 type bareudp dstport 6650 ethertype ipv4 &&
+	ip -n "$X" link set bu8 netns "$A"; }; then
+	ktap_exit_fail_msg "cannot move a device to A"
+fi
+ip netns del "$X"
+gone() { ! ip netns exec "$1" ip link show "$2" >/dev/null 2>&1; }
+ktap_test_result "delete the netns of a device's socket: the device in A goes" \
+	wait_for 20 gone "$A" bu8
+port_free() { a ip link add bu7 type bareudp dstport 6651 ethertype ipv4 2>/dev/null; }
+if ! { ip netns add "$X" && a ip link add bu9 type bareudp dstport 6651 ethertype ipv4 &&
+	a ip link set bu9 netns "$X"; }; then
+	ktap_exit_fail_msg "cannot move a device from A"
+fi
+ip netns del "$X"
+ktap_test_result "delete the netns a device lives in: it goes, its port is free in A" \
+	wait_for 20 port_free
 
 ktap_test_result "unload bareudp while A's device exists and the flood runs" \
 	sh -c "modprobe -r bareudp && ! ip netns exec $A ip link show bu0 2>/dev/null"
