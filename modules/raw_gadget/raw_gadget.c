@@ -113,6 +113,8 @@ struct rg_dev {
 
 static DEFINE_IDA(rg_ida);
 
+static struct miscdevice rg_misc;
+
 /* --- events ------------------------------------------------------------ */
 
 /*
@@ -527,7 +529,10 @@ static int rg_ioctl_run(struct rg_dev *dev, unsigned long value)
 
 	spin_lock_irqsave(&dev->lock, flags);
 	if (ret) {
+		dev_dbg(rg_misc.this_device,
+			"RUN: cannot register the gadget driver: %d\n", ret);
 		dev->state = RG_FAILED;
+		wake_up_all(&dev->ev_wait);	/* pollers see POLLERR */
 	} else {
 		dev->registered = true;
 		if (dev->state == RG_REGISTERING)

@@ -27,7 +27,7 @@
 #include <mw57/rawgadget.h>
 #include "../lib/ktap.h"
 
-#define PLAN		70
+#define PLAN		71
 #define VID		0x1d6b
 #define PID		0x5702
 #define KMALLOC_MAX	(4u << 20)	/* KMALLOC_MAX_SIZE on amd64 */
@@ -190,6 +190,57 @@ static void start_read(struct blocked_io *b, int fd, int handle)
 	usleep(200000);	/* give it time to block; checked through done */
 }
 
+struct blocked_poll {
+	int fd, ret;
+	short revents;
+	pid_t tid;
+	volatile int done;
+	pthread_t t;
+};
+
+static void *poll_thread(void *arg)
+{
+	struct blocked_poll *b = arg;
+	struct pollfd p = { .fd = b->fd, .events = POLLIN };
+
+	b->tid = gettid();
+	b->ret = poll(&p, 1, -1);	/* no timeout: only a wake ends it */
+	b->revents = p.revents;
+	b->done = 1;
+	return NULL;
+}
+
+/* Whether thread @tid sleeps (state S in its stat). */
+static int thread_sleeps(pid_t tid)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n > 0 ? n : 0] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] == 'S';
+}
+
+/* A thread blocked in poll() on @fd, seen asleep; SIGUSR1 ends it (EINTR). */
+static void start_poll(struct blocked_poll *b, int fd)
+{
+	int i;
+
+	b->fd = fd;
+	b->tid = 0;
+	b->done = 0;
+	pthread_create(&b->t, NULL, poll_thread, b);
+	for (i = 0; i < 500 && !b->done && !(b->tid && thread_sleeps(b->tid)); i++)
+		usleep(10000);
+}
+
 /* --- parts ---------------------------------------------------------------- */
 
 static void part_no_udc(void)
@@ -241,7 +292,25 @@ static void part_no_udc(void)
 	 * bus (5.19), and RUN returns the core's error, as upstream does.
 	 */
 	fd = open_init("dummy_udc.99", USB_SPEED_HIGH);
-	expect(rg_run(fd), EBUSY, "RUN on a missing UDC device");
+	{
+		struct blocked_poll bp;
+		int woken;
+
+		/*
+		 * The failed RUN fails the instance: a poller wakes on it.
+		 * Any later wake-up (the kick below) also finds POLLERR, so
+		 * what counts is that it returned before the kick.
+		 */
+		start_poll(&bp, fd);
+		expect(rg_run(fd), EBUSY, "RUN on a missing UDC device");
+		woken = wait_until(&bp.done, 10);
+		if (!woken)
+			pthread_kill(bp.t, SIGUSR1);
+		pthread_join(bp.t, NULL);
+		ktap_result(woken && bp.ret == 1 && (bp.revents & POLLERR),
+			    "a poller blocked before the failed RUN wakes with POLLERR (%s, poll %d, revents %#x)",
+			    woken ? "woken" : "not woken in 10 s", bp.ret, bp.revents);
+	}
 	expect(rg_eps_info(fd, &(struct usb_raw_eps_info){ 0 }), EINVAL,
 	       "after a failed RUN, EPS_INFO");
 	close(fd);
