@@ -67,6 +67,8 @@ if ! wait_for 30 created; then
 	ktap_print_msg "$(cat "$bu_tmp/networkd.log")"
 	ktap_exit_fail_msg "networkd made no bareudp devices"
 fi
+# link_is DEV PATTERN: DEV's bareudp attributes (nl.py get) match PATTERN
+link_is() { a python3 nl.py get "$1" | grep -q "$2"; }
 has_addr() { a ip -br addr show dev bu0 | grep -q '192\.168\.51\.1/32'; }
 if wait_for 30 has_addr; then
 	ktap_test_pass "networkd brings bu0 up with its address"
@@ -76,19 +78,19 @@ else
 fi
 ktap_print_msg "$(a ip -br addr show dev bu0)"
 ktap_test_result "bu0: port 6640, ethertype ipv4 (0x0800)" \
-	sh -c "ip netns exec $A python3 nl.py get bu0 | grep -q '^port=6640 ethertype=0x0800 '"
+	link_is bu0 '^port=6640 ethertype=0x0800 '
 ktap_test_result "bu1: EtherType=ipv6 gives 0x86dd" \
-	sh -c "ip netns exec $A python3 nl.py get bu1 | grep -q '^port=6641 ethertype=0x86dd '"
+	link_is bu1 '^port=6641 ethertype=0x86dd '
 ktap_test_result "bu2: EtherType=mpls-uc gives 0x8847" \
-	sh -c "ip netns exec $A python3 nl.py get bu2 | grep -q '^port=6642 ethertype=0x8847 '"
+	link_is bu2 '^port=6642 ethertype=0x8847 '
 ktap_test_result "bu3: EtherType=mpls-mc gives 0x8848" \
-	sh -c "ip netns exec $A python3 nl.py get bu3 | grep -q '^port=6643 ethertype=0x8848 '"
+	link_is bu3 '^port=6643 ethertype=0x8848 '
 if [ "$minsport" = 1 ]; then
 	ktap_test_result "bu4: MinSourcePort=49152 gives srcportmin 49152" \
-		sh -c "ip netns exec $A python3 nl.py get bu4 | grep -q ' srcportmin=49152 '"
+		link_is bu4 ' srcportmin=49152 '
 else
 	ktap_test_result "bu4: this systemd has no MinSourcePort=: srcportmin stays 0" \
-		sh -c "ip netns exec $A python3 nl.py get bu4 | grep -q ' srcportmin=0 '"
+		link_is bu4 ' srcportmin=0 '
 fi
 
 # B: a bareudp made with iproute2; both ends route through their tunnels
