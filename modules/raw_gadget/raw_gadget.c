@@ -160,6 +160,32 @@ static struct rg_event *rg_event_take(struct rg_dev *dev)
 	return ev;
 }
 
+/*
+ * Drop the queued CONTROL events; dev->lock held.  After a reset or a
+ * disconnect the host has abandoned those requests: an answer to one would
+ * go to the next request instead.
+ */
+static void rg_event_drop_control(struct rg_dev *dev)
+{
+	unsigned int i, kept = 0;
+
+	for (i = 0; i < dev->ev_count; i++) {
+		unsigned int from = (dev->ev_head + i) % RG_EVENT_QUEUE_SIZE;
+		struct rg_event *ev = dev->events[from];
+
+		dev->events[from] = NULL;
+		if (ev->type == USB_RAW_EVENT_CONTROL) {
+			kfree(ev);
+			continue;
+		}
+		dev->events[(dev->ev_head + kept++) % RG_EVENT_QUEUE_SIZE] = ev;
+	}
+	if (kept != dev->ev_count)
+		dev_dbg(&dev->gadget->dev, "%u unfetched control requests dropped\n",
+			dev->ev_count - kept);
+	dev->ev_count = kept;
+}
+
 /* --- gadget driver callbacks ---------------------------------------------- */
 
 /* Bound or binding, and not failed: callbacks may queue events. */
@@ -351,12 +377,15 @@ static void rg_bus_event(struct usb_gadget *gadget, u32 type)
 	if (rg_active(dev)) {
 		/*
 		 * A control request from before a reset or disconnect can
-		 * never be answered; dropping it lets the next setup through.
+		 * never be answered: forgetting it lets the next setup
+		 * through, and dropping its queued event keeps the client
+		 * from answering the next request with the old one's data.
 		 */
 		if (type == USB_RAW_EVENT_RESET ||
 		    type == USB_RAW_EVENT_DISCONNECT) {
 			dev->ep0_in_pending = false;
 			dev->ep0_out_pending = false;
+			rg_event_drop_control(dev);
 		}
 		rg_event_add(dev, type, NULL, 0);
 	}

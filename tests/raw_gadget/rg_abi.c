@@ -27,7 +27,7 @@
 #include <mw57/rawgadget.h>
 #include "../lib/ktap.h"
 
-#define PLAN		71
+#define PLAN		75
 #define VID		0x1d6b
 #define PID		0x5702
 #define KMALLOC_MAX	(4u << 20)	/* KMALLOC_MAX_SIZE on amd64 */
@@ -239,6 +239,61 @@ static void start_poll(struct blocked_poll *b, int fd)
 	pthread_create(&b->t, NULL, poll_thread, b);
 	for (i = 0; i < 500 && !b->done && !(b->tid && thread_sleeps(b->tid)); i++)
 		usleep(10000);
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * EVENT_FETCH that SIGALRM (installed by main() without SA_RESTART) ends
+ * with EINTR after @seconds: with the reference module, which has no poll
+ * handler, poll() always says ready and cannot guard a fetch.
+ */
+static int fetch_within(int fd, struct usb_raw_event *ev, __u32 len,
+			unsigned int seconds)
+{
+	int ret;
+
+	alarm(seconds);
+	ret = rg_event_fetch(fd, ev, len);
+	alarm(0);
+	return ret;
+}
+
+/*
+ * Wait up to @seconds for a kernel log record containing @text, read from
+ * @kfd (/dev/kmsg opened O_NONBLOCK and positioned at its end before).
+ */
+static int kmsg_wait(int kfd, const char *text, int seconds)
+{
+	struct pollfd p = { .fd = kfd, .events = POLLIN };
+	struct timespec end, now;
+	char rec[1024];
+	ssize_t n;
+	long left;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += seconds;
+	for (;;) {
+		n = read(kfd, rec, sizeof(rec) - 1);
+		if (n > 0) {
+			rec[n] = '\0';
+			if (strstr(rec, text))
+				return 1;
+			continue;
+		}
+		if (n < 0 && errno == EPIPE)	/* records overwritten */
+			continue;
+		if (n < 0 && errno != EAGAIN)
+			return 0;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = (end.tv_sec - now.tv_sec) * 1000 +
+		       (end.tv_nsec - now.tv_nsec) / 1000000;
+		if (left <= 0 || poll(&p, 1, left) < 0)
+			return 0;
+	}
 }
 
 /* --- parts ---------------------------------------------------------------- */
@@ -562,6 +617,56 @@ static void part_running(void)
 	close(fd);
 }
 
+/*
+ * Nobody fetches until the host has given up on its first GET_DESCRIPTOR
+ * (5 s) and reset the port: the reset must drop the unfetched CONTROL
+ * event, which an answer would otherwise misdirect to the next request.
+ */
+static void part_reset_drops_control(void)
+{
+	static const char names[] = "?NCSURD";	/* event types 1-6 */
+	struct {
+		struct usb_raw_event ev;
+		unsigned char data[8];
+	} e;
+	char seq[32] = "";
+	const char *c;
+	struct pollfd p;
+	int fd, kfd, n = 0;
+
+	ktap_msg("-- a port reset drops the unfetched control request, %s --",
+		 udc1);
+	kfd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	if (kfd < 0 || lseek(kfd, 0, SEEK_END) < 0)
+		ktap_bail("cannot read /dev/kmsg");
+	fd = open_init(udc1, USB_SPEED_HIGH);
+	expect(rg_run(fd), 0, "RUN, then no EVENT_FETCH until a port reset");
+	ktap_result(kmsg_wait(kfd, "device descriptor read/64, error -110", 30),
+		    "the host times out on GET_DESCRIPTOR and resets the port");
+	close(kfd);
+	/*
+	 * Fetch what is queued, then the request the host sends 100 ms
+	 * after the reset; stop at a CONTROL with nothing queued behind it.
+	 */
+	while (n < (int)sizeof(seq) - 1) {
+		p = (struct pollfd){ .fd = fd, .events = POLLIN };
+		if (poll(&p, 1, n && seq[n - 1] == 'C' ? 0 : 5000) != 1)
+			break;
+		e.ev.length = sizeof(e.data);
+		if (fetch_within(fd, &e.ev, sizeof(e.data), 5))
+			break;
+		seq[n++] = e.ev.type < sizeof(names) - 1 ? names[e.ev.type] : 'X';
+	}
+	c = strchr(seq, 'C');
+	ktap_result(!c || !strpbrk(c, "RD"),
+		    "no unfetched CONTROL survives a RESET or DISCONNECT (events %s)",
+		    seq);
+	ktap_result(n && seq[n - 1] == 'C' && strchr(seq, 'R'),
+		    "the request the host sends after the reset is queued (events %s)",
+		    seq);
+	close(fd);
+}
+
 /* Nobody fetches: resets and control requests pile up past 16 events. */
 static void part_overflow(void)
 {
@@ -596,9 +701,11 @@ int main(int argc, char **argv)
 		udc1 = argv[2];
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	rg_thread_setup();
+	sigaction(SIGALRM, &(struct sigaction){ .sa_handler = on_alarm }, NULL);
 	ktap_header(PLAN);
 	part_no_udc();
 	part_running();
+	part_reset_drops_control();
 	part_overflow();
 	if (ktap_n != PLAN)
 		ktap_msg("plan %d, ran %d", PLAN, ktap_n);
