@@ -10,8 +10,8 @@
  *   driver, which returns only after unbind; then nothing else can reach
  *   the device and it is freed.  There is no reference count.
  * - Endpoint descriptors live inside struct rg_ep (rg_dev.eps[]): usb_ep
- *   ->desc points into memory that outlives every UDC use and is never
- *   freed on its own.
+ *   ->desc points there while the endpoint is enabled, and disable and
+ *   unbind clear it (and comp_desc) before the instance can be freed.
  * - Each endpoint's usb_request belongs to its rg_ep slot.  Only the thread
  *   that set the slot's op (enable, disable, I/O) touches it; unbind waits
  *   for every op to finish before disabling endpoints and freeing requests.
@@ -217,6 +217,33 @@ static u8 rg_ep_addr(const char *name)
 	return n <= USB_ENDPOINT_NUMBER_MASK ? n : USB_RAW_EP_ADDR_ANY;
 }
 
+/*
+ * Point the UDC's endpoint at the slot's descriptor and reset what the
+ * UDC's previous user (a composite function, say) may have left there:
+ * its SuperSpeed companion is freed memory by now.  No companion, no
+ * burst, mult as the gadget core derives it.  Only the slot's owner (op
+ * set) calls this.
+ */
+static void rg_ep_config(struct rg_ep *ep, bool high_speed)
+{
+	struct usb_ep *uep = ep->ep;
+
+	uep->desc = &ep->desc;
+	uep->comp_desc = NULL;
+	uep->maxburst = 0;
+	uep->mult = 1;
+	if (high_speed && (usb_endpoint_xfer_isoc(&ep->desc) ||
+			   usb_endpoint_xfer_int(&ep->desc)))
+		uep->mult = usb_endpoint_maxp_mult(&ep->desc);
+}
+
+/* Leave nothing in the UDC pointing into the slot, freed at release. */
+static void rg_ep_unconfig(struct rg_ep *ep)
+{
+	ep->ep->desc = NULL;
+	ep->ep->comp_desc = NULL;
+}
+
 static int rg_bind(struct usb_gadget *gadget, struct usb_gadget_driver *driver)
 {
 	struct rg_dev *dev = container_of(driver, struct rg_dev, driver);
@@ -316,6 +343,7 @@ static void rg_unbind(struct usb_gadget *gadget)
 		if (!ep->enabled)
 			continue;
 		usb_ep_disable(ep->ep);
+		rg_ep_unconfig(ep);
 		usb_ep_free_request(ep->ep, ep->req);
 		ep->req = NULL;
 		ep->enabled = false;
@@ -790,7 +818,7 @@ static int rg_ioctl_ep_enable(struct rg_dev *dev, unsigned long value)
 	struct usb_endpoint_descriptor desc;
 	struct usb_request *req = NULL;
 	struct rg_ep *ep = NULL;
-	bool matched = false;
+	bool matched = false, high_speed;
 	unsigned long flags;
 	unsigned int i;
 	int ret;
@@ -824,16 +852,19 @@ static int rg_ioctl_ep_enable(struct rg_dev *dev, unsigned long value)
 	}
 	ep->op = RG_OP_ENABLE;
 	ep->desc = desc;	/* owned by the slot, outlives the UDC's use */
+	high_speed = dev->gadget->speed == USB_SPEED_HIGH;
 	spin_unlock_irqrestore(&dev->lock, flags);
 
 	req = usb_ep_alloc_request(ep->ep, GFP_KERNEL);
 	if (!req) {
 		ret = -ENOMEM;
 	} else {
-		ep->ep->desc = &ep->desc;
+		rg_ep_config(ep, high_speed);
 		ret = usb_ep_enable(ep->ep);
 		if (ret) {
-			ep->ep->desc = NULL;
+			dev_dbg(&dev->gadget->dev, "%s: the UDC refused the descriptor: %d\n",
+				ep->ep->name, ret);
+			rg_ep_unconfig(ep);
 			usb_ep_free_request(ep->ep, req);
 		}
 	}
@@ -888,7 +919,7 @@ static int rg_ioctl_ep_disable(struct rg_dev *dev, unsigned long value)
 	spin_unlock_irqrestore(&dev->lock, flags);
 
 	usb_ep_disable(ep->ep);
-	ep->ep->desc = NULL;
+	rg_ep_unconfig(ep);
 	req = ep->req;
 	ep->req = NULL;
 	usb_ep_free_request(ep->ep, req);
