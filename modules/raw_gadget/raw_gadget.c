@@ -199,6 +199,15 @@ static struct rg_dev *rg_from_gadget(struct usb_gadget *gadget)
 	return get_gadget_data(gadget);
 }
 
+/*
+ * A UDC may give a request back from inside usb_ep_queue() (an error it
+ * finds late) and from inside usb_ep_dequeue(), and both are called with
+ * dev->lock held, so this must not take it: complete() takes only the
+ * completion's own lock.  The lock is held across the queueing so that
+ * unbind, which sets dev->unbinding and dequeues every RG_OP_IO request
+ * under it, sees each request either queued (and dequeues it) or not yet
+ * started (the ioctl then finds unbinding set and gives up).
+ */
 static void rg_complete(struct usb_ep *ep, struct usb_request *req)
 {
 	complete(req->context);
