@@ -455,10 +455,6 @@ static int rg_open(struct inode *inode, struct file *file)
 {
 	struct rg_dev *dev;
 
-	/* Upstream ABI: blocking only (readiness comes from poll()). */
-	if (file->f_flags & O_NONBLOCK)
-		return -EINVAL;
-
 	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
 	if (!dev)
 		return -ENOMEM;
@@ -492,9 +488,14 @@ static __poll_t rg_poll(struct file *file, poll_table *wait)
 {
 	struct rg_dev *dev = file->private_data;
 	unsigned long flags;
-	__poll_t mask = 0;
+	__poll_t mask;
 
 	poll_wait(file, &dev->ev_wait, wait);
+	/*
+	 * Always writable, as upstream's default mask says: an ioctl may be
+	 * issued at any time, and the transfer ioctls wait on their own.
+	 */
+	mask = EPOLLOUT | EPOLLWRNORM;
 	spin_lock_irqsave(&dev->lock, flags);
 	if (dev->ev_count)
 		mask |= EPOLLIN | EPOLLRDNORM;
@@ -618,7 +619,9 @@ static int rg_check_bound(struct rg_dev *dev)
 	return 0;
 }
 
-static int rg_ioctl_event_fetch(struct rg_dev *dev, unsigned long value)
+/* O_NONBLOCK (at open or by fcntl) makes an empty queue EAGAIN. */
+static int rg_ioctl_event_fetch(struct rg_dev *dev, unsigned long value,
+				bool nonblock)
 {
 	struct usb_raw_event __user *uev = (void __user *)value;
 	struct usb_raw_event arg;
@@ -637,6 +640,9 @@ static int rg_ioctl_event_fetch(struct rg_dev *dev, unsigned long value)
 
 	/* Several fetchers may wake for one event: loop until one is ours. */
 	while (!ev) {
+		if (nonblock && !READ_ONCE(dev->ev_count) &&
+		    READ_ONCE(dev->state) == RG_RUNNING)
+			return -EAGAIN;
 		if (wait_event_interruptible(dev->ev_wait,
 					     READ_ONCE(dev->ev_count) ||
 					     READ_ONCE(dev->state) != RG_RUNNING))
@@ -1095,7 +1101,8 @@ static long rg_ioctl(struct file *file, unsigned int cmd, unsigned long value)
 	case USB_RAW_IOCTL_RUN:
 		return rg_ioctl_run(dev, value);
 	case USB_RAW_IOCTL_EVENT_FETCH:
-		return rg_ioctl_event_fetch(dev, value);
+		return rg_ioctl_event_fetch(dev, value,
+					    file->f_flags & O_NONBLOCK);
 	case USB_RAW_IOCTL_EP0_WRITE:
 		return rg_ioctl_io(dev, value, true, true);
 	case USB_RAW_IOCTL_EP0_READ:

@@ -192,10 +192,14 @@ struct usb_raw_eps_info {
  * mw57 extensions (not in upstream Linux).
  *
  * poll()/epoll: /dev/raw-gadget reports EPOLLIN | EPOLLRDNORM while an
- * event is queued (USB_RAW_IOCTL_EVENT_FETCH will not block), and EPOLLERR
- * once the instance has failed.  Upstream kernels have no poll method and
- * report the fd as always readable.  Opening with O_NONBLOCK still fails
- * with EINVAL, exactly as upstream: readiness comes from poll() alone.
+ * event is queued (USB_RAW_IOCTL_EVENT_FETCH will not block), EPOLLERR
+ * once the instance has failed, and EPOLLOUT | EPOLLWRNORM always.
+ * Upstream kernels have no poll method and report the fd as always
+ * readable and writable.
+ *
+ * O_NONBLOCK (at open, or set with fcntl): USB_RAW_IOCTL_EVENT_FETCH fails
+ * with EAGAIN when no event is queued.  The transfer ioctls ignore it.
+ * Upstream kernels refuse to open with O_NONBLOCK (EINVAL).
  */
 
 /* Ioctl magic of the mw57 extensions; unassigned in ioctl-number.rst. */
