@@ -27,7 +27,7 @@
 #include <mw57/rawgadget.h>
 #include "../lib/ktap.h"
 
-#define PLAN		77
+#define PLAN		79
 #define VID		0x1d6b
 #define PID		0x5702
 #define KMALLOC_MAX	(4u << 20)	/* KMALLOC_MAX_SIZE on amd64 */
@@ -107,7 +107,7 @@ static void *loop_thread(void *arg)
 
 static int expect(int ret, int want, const char *desc)
 {
-	int ok = want ? ret == -want : ret >= 0;
+	int ok = want ? ret == -want : ret == 0;
 
 	return ktap_result(ok, "%s: %s (got %d %s)", desc,
 			   want ? strerrorname_np(want) : "success", ret,
@@ -500,6 +500,10 @@ static void part_endpoints(int fd)
 	d.wMaxPacketSize = 2047;
 	expect(rg_ep_enable(fd, &d), EINVAL, "EP_ENABLE with no matching endpoint");
 
+	expect(ioctl(fd, USB_RAW_IOCTL_CONFIGURE, 1) ? -errno : 0, EINVAL,
+	       "CONFIGURE with value 1");
+	expect(rg_configure(fd), 0, "CONFIGURE");
+
 	expect(rg_ep_write(fd, handles[EP_BULK_OUT], "x", 1, 0), EINVAL,
 	       "EP_WRITE on an OUT endpoint");
 	expect(rg_ep_read(fd, handles[EP_BULK_IN], node, 1), EINVAL,
@@ -549,8 +553,11 @@ static void part_endpoints(int fd)
 	       "EP_DISABLE after the interrupted transfer");
 	d = (struct usb_endpoint_descriptor){ 0 };
 	rg_ep_desc(&d, &cfg_desc.e[EP_BULK_OUT]);
-	handles[EP_BULK_OUT] = rg_ep_enable(fd, &d);
-	expect(handles[EP_BULK_OUT], 0, "EP_ENABLE it again");
+	ret = rg_ep_enable(fd, &d);
+	ktap_result(ret == handles[EP_BULK_OUT],
+		    "EP_ENABLE it again: the same handle %d (got %d)",
+		    handles[EP_BULK_OUT], ret);
+	handles[EP_BULK_OUT] = ret;
 
 	/* a port reset ends transfers in flight with ESHUTDOWN */
 	start_read(&b, fd, handles[EP_BULK_OUT]);
