@@ -26,6 +26,7 @@
 
 #include <mw57/rawgadget.h>
 #include "../lib/ktap.h"
+#include "../lib/rg_test.h"
 
 #define PLAN		79
 #define VID		0x1d6b
@@ -123,48 +124,6 @@ static int open_init(const char *udc, int speed)
 	return fd;
 }
 
-static int wait_until(volatile int *flag, int seconds)
-{
-	int i;
-
-	for (i = 0; i < seconds * 10 && !*flag; i++)
-		usleep(100000);
-	return *flag;
-}
-
-/* /dev/bus/usb/BBB/DDD of the host-side VID:PID device. */
-static int host_node(char *path, size_t len)
-{
-	char p[300];
-	struct dirent *de;
-	unsigned int v, pr, bus, devn;
-	DIR *dir = opendir("/sys/bus/usb/devices");
-	FILE *f;
-	int found = 0;
-
-	while (dir && !found && (de = readdir(dir))) {
-		snprintf(p, sizeof(p), "/sys/bus/usb/devices/%s/uevent",
-			 de->d_name);
-		f = fopen(p, "r");
-		if (!f)
-			continue;
-		v = pr = bus = devn = 0;
-		while (fgets(p, sizeof(p), f)) {
-			sscanf(p, "PRODUCT=%x/%x", &v, &pr);
-			sscanf(p, "BUSNUM=%u", &bus);
-			sscanf(p, "DEVNUM=%u", &devn);
-		}
-		fclose(f);
-		if (v == VID && pr == PID && bus) {
-			snprintf(path, len, "/dev/bus/usb/%03u/%03u", bus, devn);
-			found = 1;
-		}
-	}
-	if (dir)
-		closedir(dir);
-	return found;
-}
-
 struct blocked_io {
 	int fd, handle, ret;
 	volatile int done;
@@ -210,24 +169,6 @@ static void *poll_thread(void *arg)
 	return NULL;
 }
 
-/* Whether thread @tid sleeps (state S in its stat). */
-static int thread_sleeps(pid_t tid)
-{
-	char path[64], buf[256], *p;
-	FILE *f;
-	int n;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n > 0 ? n : 0] = '\0';
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && p[2] == 'S';
-}
-
 /* A thread blocked in poll() on @fd, seen asleep; SIGUSR1 ends it (EINTR). */
 static void start_poll(struct blocked_poll *b, int fd)
 {
@@ -237,7 +178,8 @@ static void start_poll(struct blocked_poll *b, int fd)
 	b->tid = 0;
 	b->done = 0;
 	pthread_create(&b->t, NULL, poll_thread, b);
-	for (i = 0; i < 500 && !b->done && !(b->tid && thread_sleeps(b->tid)); i++)
+	for (i = 0; i < 500 && !b->done &&
+	     !(b->tid && rg_test_thread_sleeps(b->tid)); i++)
 		usleep(10000);
 }
 
@@ -360,7 +302,7 @@ static void part_no_udc(void)
 		 */
 		start_poll(&bp, fd);
 		expect(rg_run(fd), EBUSY, "RUN on a missing UDC device");
-		woken = wait_until(&bp.done, 10);
+		woken = rg_test_wait_until(&bp.done, 10);
 		if (!woken)
 			pthread_kill(bp.t, SIGUSR1);
 		pthread_join(bp.t, NULL);
@@ -561,7 +503,7 @@ static void part_endpoints(int fd)
 
 	/* a port reset ends transfers in flight with ESHUTDOWN */
 	start_read(&b, fd, handles[EP_BULK_OUT]);
-	ret = host_node(node, sizeof(node));
+	ret = rg_test_host_node(VID, PID, node, sizeof(node));
 	if (ret) {
 		int hfd = open(node, O_WRONLY);
 
@@ -569,7 +511,7 @@ static void part_endpoints(int fd)
 		if (hfd >= 0)
 			close(hfd);
 	}
-	wait_until(&b.done, 10);
+	rg_test_wait_until(&b.done, 10);
 	if (!b.done)
 		pthread_kill(b.t, SIGUSR1);
 	pthread_join(b.t, NULL);
@@ -613,7 +555,7 @@ static void part_running(void)
 
 	dev.fd = fd;
 	pthread_create(&loop, NULL, loop_thread, NULL);
-	ktap_result(wait_until(&dev.configured, 30),
+	ktap_result(rg_test_wait_until(&dev.configured, 30),
 		    "the host enumerates and configures the device");
 	expect(rg_info(fd, &info), 0, "mw57 INFO once connected");
 	ktap_result(info.speed == USB_SPEED_HIGH && info.ep0_maxpacket == 64,

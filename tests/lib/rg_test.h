@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Copyright (C) 2026 The mw57 authors. */
+/*
+ * Helpers of the raw gadget test programs in tests/raw_gadget: bounded
+ * waits, whether a thread sleeps, and the host side's usbfs node.
+ */
+#ifndef MW57_RG_TEST_H
+#define MW57_RG_TEST_H
+
+#include <dirent.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+/* Poll @flag every 0.1 s for up to @seconds; its final value. */
+static inline int rg_test_wait_until(volatile int *flag, int seconds)
+{
+	int i;
+
+	for (i = 0; i < seconds * 10 && !*flag; i++)
+		usleep(100000);
+	return *flag;
+}
+
+/* Whether thread @tid of this process sleeps (state S in its stat). */
+static inline int rg_test_thread_sleeps(pid_t tid)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n > 0 ? n : 0] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] == 'S';
+}
+
+/* /dev/bus/usb/BBB/DDD of the host-side @vid:@pid device; 1 if found. */
+static inline int rg_test_host_node(unsigned int vid, unsigned int pid,
+				    char *path, size_t len)
+{
+	char p[300];
+	struct dirent *de;
+	unsigned int v, pr, bus, devn;
+	DIR *dir = opendir("/sys/bus/usb/devices");
+	FILE *f;
+	int found = 0;
+
+	while (dir && !found && (de = readdir(dir))) {
+		snprintf(p, sizeof(p), "/sys/bus/usb/devices/%s/uevent",
+			 de->d_name);
+		f = fopen(p, "r");
+		if (!f)
+			continue;
+		v = pr = bus = devn = 0;
+		while (fgets(p, sizeof(p), f)) {
+			sscanf(p, "PRODUCT=%x/%x", &v, &pr);
+			sscanf(p, "BUSNUM=%u", &bus);
+			sscanf(p, "DEVNUM=%u", &devn);
+		}
+		fclose(f);
+		if (v == vid && pr == pid && bus) {
+			snprintf(path, len, "/dev/bus/usb/%03u/%03u", bus, devn);
+			found = 1;
+		}
+	}
+	if (dir)
+		closedir(dir);
+	return found;
+}
+
+#endif /* MW57_RG_TEST_H */
