@@ -222,8 +222,8 @@ struct usb_raw_mw57_info {
 /*
  * Reports the negotiated speed and the ep0 maxpacket of the bound UDC.
  * Returns 0, or EINVAL when the instance is not running, EBUSY when no UDC
- * is bound, ENOTCONN while no speed has been negotiated (before the first
- * bus reset, or after a disconnect).
+ * is bound, ENOTCONN while the UDC reports no speed (a UDC sets it when
+ * the host resets the port; dummy_hcd already when the gadget connects).
  */
 #define USB_RAW_MW57_IOCTL_INFO	\
 	_IOR(USB_RAW_MW57_IOCTL_MAGIC, 0, struct usb_raw_mw57_info)
