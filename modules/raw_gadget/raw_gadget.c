@@ -710,10 +710,12 @@ static void rg_req_fill(struct usb_request *req, struct usb_raw_ep_io *io,
 
 /*
  * Wait for a queued request.  On a signal the request is dequeued and
- * waited for anyway: the buffer must not be freed under the UDC.
+ * waited for anyway: the buffer must not be freed under the UDC.  One
+ * that unbind dequeued (the UDC is going away) ends with ESHUTDOWN, as
+ * when the UDC itself cuts it at a disconnect or reset.
  */
-static int rg_req_wait(struct usb_ep *ep, struct usb_request *req,
-		       struct completion *done)
+static int rg_req_wait(struct rg_dev *dev, struct usb_ep *ep,
+		       struct usb_request *req, struct completion *done)
 {
 	if (wait_for_completion_interruptible(done)) {
 		usb_ep_dequeue(ep, req);
@@ -721,6 +723,8 @@ static int rg_req_wait(struct usb_ep *ep, struct usb_request *req,
 		if (req->status == -ECONNRESET)
 			return -EINTR;
 	}
+	if (req->status == -ECONNRESET && READ_ONCE(dev->unbinding))
+		return -ESHUTDOWN;
 	return req->status < 0 ? req->status : req->actual;
 }
 
@@ -752,7 +756,7 @@ static int rg_ep0_io(struct rg_dev *dev, struct usb_raw_ep_io *io, void *buf,
 	dev->ep0_out_pending = false;
 	spin_unlock_irqrestore(&dev->lock, flags);
 
-	ret = rg_req_wait(ep0, req, &dev->ep0_done);
+	ret = rg_req_wait(dev, ep0, req, &dev->ep0_done);
 
 	spin_lock_irqsave(&dev->lock, flags);
 	dev->ep0_busy = false;
@@ -794,7 +798,7 @@ static int rg_ep_io(struct rg_dev *dev, struct usb_raw_ep_io *io, void *buf,
 	ep->op = RG_OP_IO;
 	spin_unlock_irqrestore(&dev->lock, flags);
 
-	ret = rg_req_wait(ep->ep, ep->req, &ep->done);
+	ret = rg_req_wait(dev, ep->ep, ep->req, &ep->done);
 
 	spin_lock_irqsave(&dev->lock, flags);
 	ep->op = RG_OP_NONE;
