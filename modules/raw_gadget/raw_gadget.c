@@ -115,6 +115,21 @@ static DEFINE_IDA(rg_ida);
 
 static struct miscdevice rg_misc;
 
+/*
+ * Why an ioctl failed, for whoever turns on the module's dynamic debug
+ * (echo 'module raw_gadget +p' >/sys/kernel/debug/dynamic_debug/control):
+ * "raw-gadget.<id>: <ioctl>: <reason>".
+ */
+#define rg_why(dev, op, fmt, ...)					\
+	dev_dbg(rg_misc.this_device, "%s: %s: " fmt, rg_name(dev), op,	\
+		##__VA_ARGS__)
+
+/* "raw-gadget.<id>" once INIT has named the instance. */
+static const char *rg_name(const struct rg_dev *dev)
+{
+	return dev->drv_name[0] ? dev->drv_name : RG_DEVICE_NAME;
+}
+
 /* --- events ------------------------------------------------------------ */
 
 /*
@@ -523,12 +538,14 @@ static int rg_ioctl_init(struct rg_dev *dev, unsigned long value)
 	case USB_SPEED_SUPER:
 		break;
 	default:
+		rg_why(dev, "INIT", "speed %u is not one of 0-3 or 5\n", arg.speed);
 		return -EINVAL;
 	}
 
 	/* The id is taken only after the state check and kept until release. */
 	spin_lock_irqsave(&dev->lock, flags);
 	if (dev->state != RG_OPENED) {
+		rg_why(dev, "INIT", "done before on this file\n");
 		ret = -EINVAL;
 		goto out_unlock;
 	}
@@ -539,6 +556,7 @@ static int rg_ioctl_init(struct rg_dev *dev, unsigned long value)
 		    sizeof(dev->udc_driver)) < 0 ||
 	    strscpy(dev->udc_device, arg.device_name,
 		    sizeof(dev->udc_device)) < 0) {
+		rg_why(dev, "INIT", "a UDC name is not terminated\n");
 		ret = -E2BIG;
 		goto out_reopen;
 	}
@@ -582,11 +600,15 @@ static int rg_ioctl_run(struct rg_dev *dev, unsigned long value)
 	unsigned long flags;
 	int ret;
 
-	if (value)
+	if (value) {
+		rg_why(dev, "RUN", "the argument must be 0\n");
 		return -EINVAL;
+	}
 	spin_lock_irqsave(&dev->lock, flags);
 	if (dev->state != RG_INITIALIZED) {
 		spin_unlock_irqrestore(&dev->lock, flags);
+		rg_why(dev, "RUN", "%s\n", dev->state == RG_OPENED ?
+		       "INIT first" : "done before on this file");
 		return -EINVAL;
 	}
 	dev->state = RG_REGISTERING;	/* a concurrent RUN gets EINVAL */
@@ -596,8 +618,8 @@ static int rg_ioctl_run(struct rg_dev *dev, unsigned long value)
 
 	spin_lock_irqsave(&dev->lock, flags);
 	if (ret) {
-		dev_dbg(rg_misc.this_device,
-			"RUN: cannot register the gadget driver: %d\n", ret);
+		rg_why(dev, "RUN", "cannot register the gadget driver: %d\n",
+		       ret);
 		dev->state = RG_FAILED;
 		wake_up_all(&dev->ev_wait);	/* pollers see POLLERR */
 	} else {
@@ -609,13 +631,18 @@ static int rg_ioctl_run(struct rg_dev *dev, unsigned long value)
 	return ret;
 }
 
-/* RUNNING with a UDC bound; dev->lock held. */
-static int rg_check_bound(struct rg_dev *dev)
+/* RUNNING with a UDC bound; dev->lock held.  @op names the ioctl. */
+static int rg_check_bound(struct rg_dev *dev, const char *op)
 {
-	if (dev->state != RG_RUNNING)
+	if (dev->state != RG_RUNNING) {
+		rg_why(dev, op, "%s\n", dev->state == RG_FAILED ?
+		       "the instance has failed" : "not running (RUN first)");
 		return -EINVAL;
-	if (!dev->gadget || dev->unbinding)
+	}
+	if (!dev->gadget || dev->unbinding) {
+		rg_why(dev, op, "no UDC bound\n");
 		return -EBUSY;
+	}
 	return 0;
 }
 
@@ -633,7 +660,7 @@ static int rg_ioctl_event_fetch(struct rg_dev *dev, unsigned long value,
 		return -EFAULT;
 
 	spin_lock_irqsave(&dev->lock, flags);
-	ret = rg_check_bound(dev);
+	ret = rg_check_bound(dev, "EVENT_FETCH");
 	spin_unlock_irqrestore(&dev->lock, flags);
 	if (ret)
 		return ret;
@@ -670,7 +697,8 @@ static int rg_ioctl_event_fetch(struct rg_dev *dev, unsigned long value,
  * Copy in the header of an I/O ioctl and allocate the transfer buffer
  * (filled from userspace for writes).  The caller owns *bufp.
  */
-static int rg_io_prepare(unsigned long value, struct usb_raw_ep_io *io,
+static int rg_io_prepare(struct rg_dev *dev, const char *op,
+			 unsigned long value, struct usb_raw_ep_io *io,
 			 void **bufp, bool in)
 {
 	struct usb_raw_ep_io __user *uio = (void __user *)value;
@@ -678,12 +706,20 @@ static int rg_io_prepare(unsigned long value, struct usb_raw_ep_io *io,
 
 	if (copy_from_user(io, uio, sizeof(*io)))
 		return -EFAULT;
-	if (io->ep >= USB_RAW_EPS_NUM_MAX)
+	if (io->ep >= USB_RAW_EPS_NUM_MAX) {
+		rg_why(dev, op, "handle %u is past the ABI's %u\n", io->ep,
+		       USB_RAW_EPS_NUM_MAX);
 		return -EINVAL;
-	if (!usb_raw_io_flags_valid(io->flags))
+	}
+	if (!usb_raw_io_flags_valid(io->flags)) {
+		rg_why(dev, op, "unknown flags %#x\n", io->flags);
 		return -EINVAL;
-	if (io->length > KMALLOC_MAX_SIZE)
+	}
+	if (io->length > KMALLOC_MAX_SIZE) {
+		rg_why(dev, op, "length %u is over %lu\n", io->length,
+		       (unsigned long)KMALLOC_MAX_SIZE);
 		return -EINVAL;
+	}
 	/* Never ZERO_SIZE_PTR: a real UDC maps the buffer for DMA. */
 	buf = kmalloc(max_t(u32, io->length, 1), GFP_KERNEL | __GFP_NOWARN);
 	if (!buf)
@@ -728,8 +764,8 @@ static int rg_req_wait(struct rg_dev *dev, struct usb_ep *ep,
 	return req->status < 0 ? req->status : req->actual;
 }
 
-static int rg_ep0_io(struct rg_dev *dev, struct usb_raw_ep_io *io, void *buf,
-		     bool write)
+static int rg_ep0_io(struct rg_dev *dev, const char *op,
+		     struct usb_raw_ep_io *io, void *buf, bool write)
 {
 	struct usb_request *req;
 	unsigned long flags;
@@ -737,11 +773,15 @@ static int rg_ep0_io(struct rg_dev *dev, struct usb_raw_ep_io *io, void *buf,
 	int ret;
 
 	spin_lock_irqsave(&dev->lock, flags);
-	ret = rg_check_bound(dev);
+	ret = rg_check_bound(dev, op);
 	if (ret)
 		goto out_unlock;
 	if (dev->ep0_busy ||
 	    (write ? !dev->ep0_in_pending : !dev->ep0_out_pending)) {
+		rg_why(dev, op, "%s\n", dev->ep0_busy ? "an ep0 transfer is running" :
+		       dev->ep0_in_pending || dev->ep0_out_pending ?
+		       "the pending request has the other direction" :
+		       "no control request is pending");
 		ret = -EBUSY;
 		goto out_unlock;
 	}
@@ -766,28 +806,34 @@ out_unlock:
 	return ret;
 }
 
-static int rg_ep_io(struct rg_dev *dev, struct usb_raw_ep_io *io, void *buf,
-		    bool write)
+static int rg_ep_io(struct rg_dev *dev, const char *op,
+		    struct usb_raw_ep_io *io, void *buf, bool write)
 {
 	struct rg_ep *ep;
 	unsigned long flags;
 	int ret;
 
 	spin_lock_irqsave(&dev->lock, flags);
-	ret = rg_check_bound(dev);
+	ret = rg_check_bound(dev, op);
 	if (ret)
 		goto out_unlock;
 	if (io->ep >= dev->eps_num) {
+		rg_why(dev, op, "handle %u: the UDC has %u endpoints\n", io->ep,
+		       dev->eps_num);
 		ret = -EINVAL;
 		goto out_unlock;
 	}
 	ep = &dev->eps[io->ep];
 	if (!ep->enabled || ep->op != RG_OP_NONE) {
+		rg_why(dev, op, "handle %u is %s\n", io->ep, ep->enabled ?
+		       "busy (one transfer at a time)" : "not enabled");
 		ret = -EBUSY;
 		goto out_unlock;
 	}
 	/* The enabled descriptor decides, not the endpoint's caps. */
 	if (write != usb_endpoint_dir_in(&ep->desc)) {
+		rg_why(dev, op, "handle %u is an %s endpoint\n", io->ep,
+		       write ? "OUT" : "IN");
 		ret = -EINVAL;
 		goto out_unlock;
 	}
@@ -812,17 +858,19 @@ static int rg_ioctl_io(struct rg_dev *dev, unsigned long value, bool ep0,
 		       bool write)
 {
 	struct usb_raw_ep_io __user *uio = (void __user *)value;
+	const char *op = ep0 ? (write ? "EP0_WRITE" : "EP0_READ") :
+				(write ? "EP_WRITE" : "EP_READ");
 	struct usb_raw_ep_io io;
 	void *buf;
 	int ret;
 
-	ret = rg_io_prepare(value, &io, &buf, write);
+	ret = rg_io_prepare(dev, op, value, &io, &buf, write);
 	if (ret)
 		return ret;
 	if (ep0)
-		ret = rg_ep0_io(dev, &io, buf, write);
+		ret = rg_ep0_io(dev, op, &io, buf, write);
 	else
-		ret = rg_ep_io(dev, &io, buf, write);
+		ret = rg_ep_io(dev, op, &io, buf, write);
 	if (ret > 0 && !write) {
 		ret = min_t(u32, ret, io.length);
 		if (copy_to_user(uio->data, buf, ret))
@@ -844,11 +892,13 @@ static int rg_ioctl_ep_enable(struct rg_dev *dev, unsigned long value)
 
 	if (copy_from_user(&desc, (void __user *)value, sizeof(desc)))
 		return -EFAULT;
-	if (!usb_endpoint_maxp(&desc))
+	if (!usb_endpoint_maxp(&desc)) {
+		rg_why(dev, "EP_ENABLE", "wMaxPacketSize 0\n");
 		return -EINVAL;
+	}
 
 	spin_lock_irqsave(&dev->lock, flags);
-	ret = rg_check_bound(dev);
+	ret = rg_check_bound(dev, "EP_ENABLE");
 	if (ret)
 		goto out_unlock;
 	for (i = 0; i < dev->eps_num; i++) {
@@ -866,6 +916,11 @@ static int rg_ioctl_ep_enable(struct rg_dev *dev, unsigned long value)
 		break;
 	}
 	if (!ep) {
+		rg_why(dev, "EP_ENABLE", "%s for address %#x, type %u, maxpacket %u\n",
+		       matched ? "every matching endpoint is in use" :
+		       "no endpoint of the UDC matches",
+		       desc.bEndpointAddress, usb_endpoint_type(&desc),
+		       usb_endpoint_maxp(&desc));
 		ret = matched ? -EBUSY : -EINVAL;
 		goto out_unlock;
 	}
@@ -881,8 +936,8 @@ static int rg_ioctl_ep_enable(struct rg_dev *dev, unsigned long value)
 		rg_ep_config(ep, high_speed);
 		ret = usb_ep_enable(ep->ep);
 		if (ret) {
-			dev_dbg(&dev->gadget->dev, "%s: the UDC refused the descriptor: %d\n",
-				ep->ep->name, ret);
+			rg_why(dev, op, "%s: the UDC refused the descriptor: %d\n",
+			       ep->ep->name, ret);
 			rg_ep_unconfig(ep);
 			usb_ep_free_request(ep->ep, req);
 		}
@@ -903,20 +958,24 @@ out_unlock:
 }
 
 /* Look up an endpoint handle for disable and halt; dev->lock held. */
-static struct rg_ep *rg_ep_get(struct rg_dev *dev, unsigned long handle,
-			       int *err)
+static struct rg_ep *rg_ep_get(struct rg_dev *dev, const char *op,
+			       unsigned long handle, int *err)
 {
 	struct rg_ep *ep;
 
-	*err = rg_check_bound(dev);
+	*err = rg_check_bound(dev, op);
 	if (*err)
 		return NULL;
 	if (handle >= dev->eps_num) {
+		rg_why(dev, op, "handle %lu: the UDC has %u endpoints\n", handle,
+		       dev->eps_num);
 		*err = -EBUSY;	/* sic: upstream ABI */
 		return NULL;
 	}
 	ep = &dev->eps[handle];
 	if (!ep->enabled || ep->op != RG_OP_NONE) {
+		rg_why(dev, op, "handle %lu is %s\n", handle, ep->enabled ?
+		       "busy (a transfer is running)" : "not enabled");
 		*err = -EINVAL;
 		return NULL;
 	}
@@ -931,7 +990,7 @@ static int rg_ioctl_ep_disable(struct rg_dev *dev, unsigned long value)
 	int ret;
 
 	spin_lock_irqsave(&dev->lock, flags);
-	ep = rg_ep_get(dev, value, &ret);
+	ep = rg_ep_get(dev, "EP_DISABLE", value, &ret);
 	if (!ep)
 		goto out_unlock;
 	ep->op = RG_OP_DISABLE;
@@ -954,6 +1013,12 @@ out_unlock:
 
 enum rg_halt_op { RG_SET_HALT, RG_CLEAR_HALT, RG_SET_WEDGE };
 
+static const char *const rg_halt_names[] = {
+	[RG_SET_HALT] = "EP_SET_HALT",
+	[RG_CLEAR_HALT] = "EP_CLEAR_HALT",
+	[RG_SET_WEDGE] = "EP_SET_WEDGE",
+};
+
 static int rg_ioctl_ep_halt(struct rg_dev *dev, unsigned long value,
 			    enum rg_halt_op op)
 {
@@ -962,10 +1027,11 @@ static int rg_ioctl_ep_halt(struct rg_dev *dev, unsigned long value,
 	int ret;
 
 	spin_lock_irqsave(&dev->lock, flags);
-	ep = rg_ep_get(dev, value, &ret);
+	ep = rg_ep_get(dev, rg_halt_names[op], value, &ret);
 	if (!ep)
 		goto out_unlock;
 	if (usb_endpoint_xfer_isoc(&ep->desc)) {
+		rg_why(dev, rg_halt_names[op], "an iso endpoint cannot halt\n");
 		ret = -EINVAL;
 		goto out_unlock;
 	}
@@ -990,13 +1056,18 @@ static int rg_ioctl_ep0_stall(struct rg_dev *dev, unsigned long value)
 	unsigned long flags;
 	int ret;
 
-	if (value)
+	if (value) {
+		rg_why(dev, "EP0_STALL", "the argument must be 0\n");
 		return -EINVAL;
+	}
 	spin_lock_irqsave(&dev->lock, flags);
-	ret = rg_check_bound(dev);
+	ret = rg_check_bound(dev, "EP0_STALL");
 	if (ret)
 		goto out_unlock;
 	if (dev->ep0_busy || (!dev->ep0_in_pending && !dev->ep0_out_pending)) {
+		rg_why(dev, "EP0_STALL", "%s\n", dev->ep0_busy ?
+		       "an ep0 transfer is running" :
+		       "no control request is pending");
 		ret = -EBUSY;
 		goto out_unlock;
 	}
@@ -1013,10 +1084,12 @@ static int rg_ioctl_configure(struct rg_dev *dev, unsigned long value)
 	unsigned long flags;
 	int ret;
 
-	if (value)
+	if (value) {
+		rg_why(dev, "CONFIGURE", "the argument must be 0\n");
 		return -EINVAL;
+	}
 	spin_lock_irqsave(&dev->lock, flags);
-	ret = rg_check_bound(dev);
+	ret = rg_check_bound(dev, "CONFIGURE");
 	if (!ret)
 		usb_gadget_set_state(dev->gadget, USB_STATE_CONFIGURED);
 	spin_unlock_irqrestore(&dev->lock, flags);
@@ -1029,7 +1102,7 @@ static int rg_ioctl_vbus_draw(struct rg_dev *dev, unsigned long value)
 	int ret;
 
 	spin_lock_irqsave(&dev->lock, flags);
-	ret = rg_check_bound(dev);
+	ret = rg_check_bound(dev, "VBUS_DRAW");
 	if (!ret)	/* the UDC's answer is not the caller's business */
 		usb_gadget_vbus_draw(dev->gadget, 2 * (u32)value);
 	spin_unlock_irqrestore(&dev->lock, flags);
@@ -1048,7 +1121,7 @@ static int rg_ioctl_eps_info(struct rg_dev *dev, unsigned long value)
 		return -ENOMEM;
 
 	spin_lock_irqsave(&dev->lock, flags);
-	ret = rg_check_bound(dev);
+	ret = rg_check_bound(dev, "EPS_INFO");
 	if (ret)
 		goto out_unlock;
 	for (i = 0; i < dev->eps_num; i++) {
@@ -1082,9 +1155,11 @@ static int rg_ioctl_mw57_info(struct rg_dev *dev, unsigned long value)
 	int ret;
 
 	spin_lock_irqsave(&dev->lock, flags);
-	ret = rg_check_bound(dev);
-	if (!ret && dev->gadget->speed == USB_SPEED_UNKNOWN)
+	ret = rg_check_bound(dev, "mw57 INFO");
+	if (!ret && dev->gadget->speed == USB_SPEED_UNKNOWN) {
+		rg_why(dev, "mw57 INFO", "no speed negotiated yet\n");
 		ret = -ENOTCONN;
+	}
 	if (!ret) {
 		info.speed = dev->gadget->speed;
 		info.ep0_maxpacket = dev->gadget->ep0->maxpacket;
@@ -1136,6 +1211,7 @@ static long rg_ioctl(struct file *file, unsigned int cmd, unsigned long value)
 	case USB_RAW_MW57_IOCTL_INFO:
 		return rg_ioctl_mw57_info(dev, value);
 	default:
+		rg_why(dev, "ioctl", "unknown command %#x\n", cmd);
 		return -EINVAL;	/* upstream ABI: not ENOTTY */
 	}
 }

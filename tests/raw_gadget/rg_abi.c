@@ -28,7 +28,7 @@
 #include "../lib/ktap.h"
 #include "../lib/rg_test.h"
 
-#define PLAN		79
+#define PLAN		83
 #define VID		0x1d6b
 #define PID		0x5702
 #define KMALLOC_MAX	(4u << 20)	/* KMALLOC_MAX_SIZE on amd64 */
@@ -238,6 +238,18 @@ static int kmsg_wait(int kfd, const char *text, int seconds)
 	}
 }
 
+static int kmsg_fd = -1;	/* /dev/kmsg from the start of the run on */
+
+/*
+ * The module says why an ioctl failed (dev_dbg; abi.sh turns on its
+ * dynamic debug): @text is logged after what the last check found.
+ */
+static void said(const char *text)
+{
+	ktap_result(kmsg_fd >= 0 && kmsg_wait(kmsg_fd, text, 2),
+		    "the log says why: \"%s\"", text);
+}
+
 /* --- parts ---------------------------------------------------------------- */
 
 static void part_no_udc(void)
@@ -266,6 +278,7 @@ static void part_no_udc(void)
 	       "mw57 INFO before RUN");
 	expect(lseek(fd, 0, SEEK_SET) < 0 ? -errno : 0, ESPIPE, "lseek");
 	expect(rg_init(fd, "dummy_udc", udc0, 4), EINVAL, "INIT speed WIRELESS");
+	said("INIT: speed 4 is not one of 0-3 or 5");
 	expect(rg_init(fd, "dummy_udc", udc0, 6), EINVAL, "INIT speed SUPER_PLUS");
 	memset(&init, 'x', sizeof(init));
 	init.speed = USB_SPEED_HIGH;
@@ -440,7 +453,9 @@ static void part_endpoints(int fd)
 	d.wMaxPacketSize = 0;
 	expect(rg_ep_enable(fd, &d), EINVAL, "EP_ENABLE wMaxPacketSize 0");
 	d.wMaxPacketSize = 2047;
-	expect(rg_ep_enable(fd, &d), EINVAL, "EP_ENABLE with no matching endpoint");
+	expect(rg_ep_enable(fd, &d), EINVAL,
+	       "EP_ENABLE wMaxPacketSize 2047 (the UDC refuses it)");
+	said("the UDC refused the descriptor: -22");
 
 	expect(ioctl(fd, USB_RAW_IOCTL_CONFIGURE, 1) ? -errno : 0, EINVAL,
 	       "CONFIGURE with value 1");
@@ -448,6 +463,7 @@ static void part_endpoints(int fd)
 
 	expect(rg_ep_write(fd, handles[EP_BULK_OUT], "x", 1, 0), EINVAL,
 	       "EP_WRITE on an OUT endpoint");
+	said("EP_WRITE: handle 1 is an OUT endpoint");
 	expect(rg_ep_read(fd, handles[EP_BULK_IN], node, 1), EINVAL,
 	       "EP_READ on an IN endpoint");
 	expect(rg_ep_write(fd, n_eps - 1, "x", 1, 0), EBUSY,
@@ -549,6 +565,7 @@ static void part_running(void)
 	 * retries at once, so these cannot be checked later.)
 	 */
 	expect(rg_ep0_stall(fd), EBUSY, "EP0_STALL with nothing pending");
+	said("EP0_STALL: no control request is pending");
 	expect(rg_ep0_write(fd, "x", 1), EBUSY, "EP0_WRITE with nothing pending");
 	check_eps_info(fd);
 	part_ep0(fd);
@@ -671,6 +688,9 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	rg_thread_setup();
 	sigaction(SIGALRM, &(struct sigaction){ .sa_handler = on_alarm }, NULL);
+	kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	if (kmsg_fd >= 0)
+		lseek(kmsg_fd, 0, SEEK_END);
 	ktap_header(PLAN);
 	part_no_udc();
 	part_running();
