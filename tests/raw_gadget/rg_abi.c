@@ -28,7 +28,7 @@
 #include "../lib/ktap.h"
 #include "../lib/rg_test.h"
 
-#define PLAN		83
+#define PLAN		90
 #define VID		0x1d6b
 #define PID		0x5702
 #define KMALLOC_MAX	(4u << 20)	/* KMALLOC_MAX_SIZE on amd64 */
@@ -140,6 +140,15 @@ static void *read_thread(void *arg)
 	return NULL;
 }
 
+static void *write_thread(void *arg)
+{
+	struct blocked_io *b = arg;
+
+	b->ret = rg_ep_write(b->fd, b->handle, "x", 1, 0);
+	b->done = 1;
+	return NULL;
+}
+
 static void start_read(struct blocked_io *b, int fd, int handle)
 {
 	b->fd = fd;
@@ -236,6 +245,77 @@ static int kmsg_wait(int kfd, const char *text, int seconds)
 		if (left <= 0 || poll(&p, 1, left) < 0)
 			return 0;
 	}
+}
+
+/* The host's bulk IN read from 0x81 through usbfs: bytes, or -errno. */
+static int host_bulk_in(int hfd)
+{
+	char buf[512];
+	struct usbdevfs_bulktransfer bt = {
+		.ep = USB_DIR_IN | 1, .len = sizeof(buf), .timeout = 2000,
+		.data = buf,
+	};
+	int ret = ioctl(hfd, USBDEVFS_BULK, &bt);
+
+	return ret < 0 ? -errno : ret;
+}
+
+/* The gadget sends one byte on bulk IN while the host reads it. */
+static int host_reads_a_byte(int hfd, int fd)
+{
+	struct blocked_io b = { .fd = fd, .handle = handles[EP_BULK_IN] };
+	int ret;
+
+	pthread_create(&b.t, NULL, write_thread, &b);
+	ret = host_bulk_in(hfd);
+	rg_test_wait_until(&b.done, 5);
+	if (!b.done)
+		pthread_kill(b.t, SIGUSR1);
+	pthread_join(b.t, NULL);
+	return ret == 1 && b.ret == 1;
+}
+
+/*
+ * Halts and stalls as the host sees them, through usbfs: a halted bulk IN
+ * endpoint fails the host's read with EPIPE, a wedged one stays halted
+ * after the host's CLEAR_FEATURE(ENDPOINT_HALT), and a request the device
+ * loop stalls (EP0_STALL) fails the host's control transfer with EPIPE.
+ */
+static void part_halts(int fd)
+{
+	unsigned char buf[8];
+	struct usbdevfs_ctrltransfer vendor = {
+		.bRequestType = USB_DIR_IN | USB_TYPE_VENDOR, .bRequest = 0x42,
+		.wLength = sizeof(buf), .timeout = 2000, .data = buf,
+	};
+	unsigned int ep = USB_DIR_IN | 1, intf = 0;
+	char node[64];
+	int hfd = -1;
+
+	ktap_msg("-- halts, seen from the host --");
+	if (rg_test_host_node(VID, PID, node, sizeof(node)))
+		hfd = open(node, O_RDWR);
+	if (hfd < 0 || ioctl(hfd, USBDEVFS_CLAIMINTERFACE, &intf))
+		ktap_bail("cannot claim the host side's interface 0");
+	expect(rg_ep_set_halt(fd, handles[EP_BULK_IN]), 0, "SET_HALT");
+	expect(host_bulk_in(hfd), EPIPE, "SET_HALT: the host's bulk IN read");
+	expect(rg_ep_clear_halt(fd, handles[EP_BULK_IN]), 0, "CLEAR_HALT");
+	ktap_result(host_reads_a_byte(hfd, fd),
+		    "CLEAR_HALT: the host reads the next transfer");
+	expect(rg_ep_set_wedge(fd, handles[EP_BULK_IN]), 0, "SET_WEDGE");
+	expect(host_bulk_in(hfd), EPIPE, "SET_WEDGE: the host's bulk IN read");
+	expect(ioctl(hfd, USBDEVFS_CLEAR_HALT, &ep) ? -errno : 0, 0,
+	       "the host's CLEAR_FEATURE(ENDPOINT_HALT) on the wedged endpoint");
+	expect(host_bulk_in(hfd), EPIPE,
+	       "the wedged endpoint stays halted: the host's bulk IN read");
+	expect(rg_ep_clear_halt(fd, handles[EP_BULK_IN]), 0,
+	       "CLEAR_HALT of a wedge");
+	ktap_result(host_reads_a_byte(hfd, fd),
+		    "CLEAR_HALT of a wedge: the host reads the next transfer");
+	expect(ioctl(hfd, USBDEVFS_CONTROL, &vendor) < 0 ? -errno : 0, EPIPE,
+	       "EP0_STALL (an unknown vendor request): the host's control transfer");
+	ioctl(hfd, USBDEVFS_RELEASEINTERFACE, &intf);
+	close(hfd);
 }
 
 static int kmsg_fd = -1;	/* /dev/kmsg from the start of the run on */
@@ -480,10 +560,7 @@ static void part_endpoints(int fd)
 	       "EP_WRITE with an unknown flag");
 
 	/* halts */
-	expect(rg_ep_set_halt(fd, handles[EP_BULK_IN]), 0, "SET_HALT");
-	expect(rg_ep_clear_halt(fd, handles[EP_BULK_IN]), 0, "CLEAR_HALT");
-	expect(rg_ep_set_wedge(fd, handles[EP_BULK_IN]), 0, "SET_WEDGE");
-	expect(rg_ep_clear_halt(fd, handles[EP_BULK_IN]), 0, "CLEAR_HALT of a wedge");
+	part_halts(fd);
 	expect(rg_ep_set_halt(fd, 99), EBUSY, "SET_HALT handle 99 (sic)");
 	expect(rg_ep_set_halt(fd, n_eps - 1), EINVAL,
 	       "SET_HALT on a disabled endpoint");
