@@ -75,6 +75,7 @@ struct rg_ep {
 	enum rg_op op;
 	struct usb_request *req;	/* allocated while enabled */
 	struct usb_endpoint_descriptor desc;	/* ep->desc points here */
+	struct usb_ss_ep_comp_descriptor comp;	/* and ep->comp_desc here */
 	struct completion done;
 };
 
@@ -242,23 +243,28 @@ static u8 rg_ep_addr(const char *name)
 }
 
 /*
- * Point the UDC's endpoint at the slot's descriptor and reset what the
- * UDC's previous user (a composite function, say) may have left there:
- * its SuperSpeed companion is freed memory by now.  No companion, no
- * burst, mult as the gadget core derives it.  Only the slot's owner (op
- * set) calls this.
+ * Point the UDC's endpoint at the slot's descriptors and set every field
+ * the UDC's previous user (a composite function, say) may have left: its
+ * SuperSpeed companion is freed memory by now.  Burst and mult as the
+ * gadget core's config_ep_by_speed() derives them, from the slot's
+ * companion when @ss.  Only the slot's owner (op set) calls this.
  */
-static void rg_ep_config(struct rg_ep *ep, bool high_speed)
+static void rg_ep_config(struct rg_ep *ep, bool high_speed, bool ss)
 {
 	struct usb_ep *uep = ep->ep;
 
 	uep->desc = &ep->desc;
-	uep->comp_desc = NULL;
+	uep->comp_desc = ss ? &ep->comp : NULL;
 	uep->maxburst = 0;
 	uep->mult = 1;
 	if (high_speed && (usb_endpoint_xfer_isoc(&ep->desc) ||
 			   usb_endpoint_xfer_int(&ep->desc)))
 		uep->mult = usb_endpoint_maxp_mult(&ep->desc);
+	if (!ss)
+		return;
+	if (usb_endpoint_xfer_isoc(&ep->desc))
+		uep->mult = USB_SS_MULT(ep->comp.bmAttributes);
+	uep->maxburst = ep->comp.bMaxBurst + 1;
 }
 
 /* Leave nothing in the UDC pointing into the slot, freed at release. */
@@ -880,9 +886,43 @@ static int rg_ioctl_io(struct rg_dev *dev, unsigned long value, bool ep0,
 	return ret;
 }
 
-static int rg_ioctl_ep_enable(struct rg_dev *dev, unsigned long value)
+/*
+ * A companion descriptor as USB 3.2 9.6.7 allows it for @desc: its type
+ * and length, a burst of at most 16, no streams but on bulk (at most
+ * 2^16), a mult of at most 3 on iso, nothing else set.
+ */
+static const char *rg_comp_invalid(const struct usb_endpoint_descriptor *desc,
+				   const struct usb_ss_ep_comp_descriptor *comp)
 {
-	struct usb_endpoint_descriptor desc;
+	u8 attr = comp->bmAttributes;
+
+	if (comp->bLength != USB_DT_SS_EP_COMP_SIZE ||
+	    comp->bDescriptorType != USB_DT_SS_ENDPOINT_COMP)
+		return "not a SuperSpeed endpoint companion descriptor";
+	if (comp->bMaxBurst > 15)
+		return "bMaxBurst over 15";
+	switch (usb_endpoint_type(desc)) {
+	case USB_ENDPOINT_XFER_BULK:
+		return (attr & 0x1f) > 16 || attr & ~0x1f ?
+		       "bulk bmAttributes: more than 2^16 streams" : NULL;
+	case USB_ENDPOINT_XFER_ISOC:
+		return (attr & 0x3) > 2 || attr & ~0x83 ?
+		       "iso bmAttributes: mult over 3" : NULL;
+	case USB_ENDPOINT_XFER_INT:
+		return attr ? "interrupt bmAttributes must be 0" : NULL;
+	default:
+		return "a control endpoint";
+	}
+}
+
+/*
+ * EP_ENABLE, and EP_ENABLE_SS when @comp is given: the first free UDC
+ * endpoint that matches (and has the streams @comp asks for); its handle.
+ */
+static int rg_ep_enable(struct rg_dev *dev, const char *op,
+			struct usb_endpoint_descriptor *desc,
+			struct usb_ss_ep_comp_descriptor *comp)
+{
 	struct usb_request *req = NULL;
 	struct rg_ep *ep = NULL;
 	bool matched = false, high_speed;
@@ -890,24 +930,27 @@ static int rg_ioctl_ep_enable(struct rg_dev *dev, unsigned long value)
 	unsigned int i;
 	int ret;
 
-	if (copy_from_user(&desc, (void __user *)value, sizeof(desc)))
-		return -EFAULT;
-	if (!usb_endpoint_maxp(&desc)) {
-		rg_why(dev, "EP_ENABLE", "wMaxPacketSize 0\n");
+	if (!usb_endpoint_maxp(desc)) {
+		rg_why(dev, op, "wMaxPacketSize 0\n");
 		return -EINVAL;
 	}
 
 	spin_lock_irqsave(&dev->lock, flags);
-	ret = rg_check_bound(dev, "EP_ENABLE");
+	ret = rg_check_bound(dev, op);
 	if (ret)
 		goto out_unlock;
+	if (comp && dev->gadget->speed < USB_SPEED_SUPER) {
+		rg_why(dev, op, "the connection is not SuperSpeed\n");
+		ret = -EINVAL;
+		goto out_unlock;
+	}
 	for (i = 0; i < dev->eps_num; i++) {
 		struct rg_ep *e = &dev->eps[i];
 
 		if (e->addr != USB_RAW_EP_ADDR_ANY &&
-		    e->addr != usb_endpoint_num(&desc))
+		    e->addr != usb_endpoint_num(desc))
 			continue;
-		if (!usb_gadget_ep_match_desc(dev->gadget, e->ep, &desc, NULL))
+		if (!usb_gadget_ep_match_desc(dev->gadget, e->ep, desc, comp))
 			continue;
 		matched = true;
 		if (e->enabled || e->op != RG_OP_NONE)
@@ -916,16 +959,18 @@ static int rg_ioctl_ep_enable(struct rg_dev *dev, unsigned long value)
 		break;
 	}
 	if (!ep) {
-		rg_why(dev, "EP_ENABLE", "%s for address %#x, type %u, maxpacket %u\n",
+		rg_why(dev, op, "%s for address %#x, type %u, maxpacket %u\n",
 		       matched ? "every matching endpoint is in use" :
 		       "no endpoint of the UDC matches",
-		       desc.bEndpointAddress, usb_endpoint_type(&desc),
-		       usb_endpoint_maxp(&desc));
+		       desc->bEndpointAddress, usb_endpoint_type(desc),
+		       usb_endpoint_maxp(desc));
 		ret = matched ? -EBUSY : -EINVAL;
 		goto out_unlock;
 	}
 	ep->op = RG_OP_ENABLE;
-	ep->desc = desc;	/* owned by the slot, outlives the UDC's use */
+	ep->desc = *desc;	/* owned by the slot, outlives the UDC's use */
+	if (comp)
+		ep->comp = *comp;
 	high_speed = dev->gadget->speed == USB_SPEED_HIGH;
 	spin_unlock_irqrestore(&dev->lock, flags);
 
@@ -933,7 +978,7 @@ static int rg_ioctl_ep_enable(struct rg_dev *dev, unsigned long value)
 	if (!req) {
 		ret = -ENOMEM;
 	} else {
-		rg_ep_config(ep, high_speed);
+		rg_ep_config(ep, high_speed, !!comp);
 		ret = usb_ep_enable(ep->ep);
 		if (ret) {
 			rg_why(dev, op, "%s: the UDC refused the descriptor: %d\n",
@@ -955,6 +1000,31 @@ static int rg_ioctl_ep_enable(struct rg_dev *dev, unsigned long value)
 out_unlock:
 	spin_unlock_irqrestore(&dev->lock, flags);
 	return ret;
+}
+
+static int rg_ioctl_ep_enable(struct rg_dev *dev, unsigned long value)
+{
+	struct usb_endpoint_descriptor desc;
+
+	if (copy_from_user(&desc, (void __user *)value, sizeof(desc)))
+		return -EFAULT;
+	return rg_ep_enable(dev, "EP_ENABLE", &desc, NULL);
+}
+
+static int rg_ioctl_ep_enable_ss(struct rg_dev *dev, unsigned long value)
+{
+	struct usb_raw_mw57_ep_ss arg;
+	const char *why;
+
+	if (copy_from_user(&arg, (void __user *)value, sizeof(arg)))
+		return -EFAULT;
+	why = arg.reserved ? "reserved byte not zero" :
+	      rg_comp_invalid(&arg.desc, &arg.comp);
+	if (why) {
+		rg_why(dev, "EP_ENABLE_SS", "%s\n", why);
+		return -EINVAL;
+	}
+	return rg_ep_enable(dev, "EP_ENABLE_SS", &arg.desc, &arg.comp);
 }
 
 /* Look up an endpoint handle for disable and halt; dev->lock held. */
@@ -1162,6 +1232,7 @@ static int rg_ioctl_mw57_info(struct rg_dev *dev, unsigned long value)
 	}
 	if (!ret) {
 		info.speed = dev->gadget->speed;
+		info.max_speed = dev->gadget->max_speed;
 		info.ep0_maxpacket = dev->gadget->ep0->maxpacket;
 	}
 	spin_unlock_irqrestore(&dev->lock, flags);
@@ -1210,6 +1281,8 @@ static long rg_ioctl(struct file *file, unsigned int cmd, unsigned long value)
 		return rg_ioctl_ep_halt(dev, value, RG_SET_WEDGE);
 	case USB_RAW_MW57_IOCTL_INFO:
 		return rg_ioctl_mw57_info(dev, value);
+	case USB_RAW_MW57_IOCTL_EP_ENABLE_SS:
+		return rg_ioctl_ep_enable_ss(dev, value);
 	default:
 		rg_why(dev, "ioctl", "unknown command %#x\n", cmd);
 		return -EINVAL;	/* upstream ABI: not ENOTTY */

@@ -2,15 +2,19 @@
 /* Copyright (C) 2026 The mw57 authors. */
 /*
  * Helpers of the raw gadget test programs in tests/raw_gadget: bounded
- * waits, whether a thread sleeps, and the host side's usbfs node.
+ * waits, whether a thread sleeps, the host side's usbfs node, and a
+ * bounded wait for a kernel log line.
  */
 #ifndef MW57_RG_TEST_H
 #define MW57_RG_TEST_H
 
 #include <dirent.h>
+#include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Poll @flag every 0.1 s for up to @seconds; its final value. */
@@ -73,6 +77,40 @@ static inline int rg_test_host_node(unsigned int vid, unsigned int pid,
 	if (dir)
 		closedir(dir);
 	return found;
+}
+
+/*
+ * Wait up to @seconds for a kernel log record containing @text, read from
+ * @kfd (/dev/kmsg opened O_NONBLOCK and positioned at its end before).
+ */
+static inline int rg_test_kmsg_wait(int kfd, const char *text, int seconds)
+{
+	struct pollfd p = { .fd = kfd, .events = POLLIN };
+	struct timespec end, now;
+	char rec[1024];
+	ssize_t n;
+	long left;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += seconds;
+	for (;;) {
+		n = read(kfd, rec, sizeof(rec) - 1);
+		if (n > 0) {
+			rec[n] = '\0';
+			if (strstr(rec, text))
+				return 1;
+			continue;
+		}
+		if (n < 0 && errno == EPIPE)	/* records overwritten */
+			continue;
+		if (n < 0 && errno != EAGAIN)
+			return 0;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = (end.tv_sec - now.tv_sec) * 1000 +
+		       (end.tv_nsec - now.tv_nsec) / 1000000;
+		if (left <= 0 || poll(&p, 1, left) < 0)
+			return 0;
+	}
 }
 
 #endif /* MW57_RG_TEST_H */

@@ -28,7 +28,7 @@
 #include "../lib/ktap.h"
 #include "../lib/rg_test.h"
 
-#define PLAN		90
+#define PLAN		92
 #define VID		0x1d6b
 #define PID		0x5702
 #define KMALLOC_MAX	(4u << 20)	/* KMALLOC_MAX_SIZE on amd64 */
@@ -213,39 +213,6 @@ static int fetch_within(int fd, struct usb_raw_event *ev, __u32 len,
 	return ret;
 }
 
-/*
- * Wait up to @seconds for a kernel log record containing @text, read from
- * @kfd (/dev/kmsg opened O_NONBLOCK and positioned at its end before).
- */
-static int kmsg_wait(int kfd, const char *text, int seconds)
-{
-	struct pollfd p = { .fd = kfd, .events = POLLIN };
-	struct timespec end, now;
-	char rec[1024];
-	ssize_t n;
-	long left;
-
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += seconds;
-	for (;;) {
-		n = read(kfd, rec, sizeof(rec) - 1);
-		if (n > 0) {
-			rec[n] = '\0';
-			if (strstr(rec, text))
-				return 1;
-			continue;
-		}
-		if (n < 0 && errno == EPIPE)	/* records overwritten */
-			continue;
-		if (n < 0 && errno != EAGAIN)
-			return 0;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		left = (end.tv_sec - now.tv_sec) * 1000 +
-		       (end.tv_nsec - now.tv_nsec) / 1000000;
-		if (left <= 0 || poll(&p, 1, left) < 0)
-			return 0;
-	}
-}
 
 /* The host's bulk IN read from 0x81 through usbfs: bytes, or -errno. */
 static int host_bulk_in(int hfd)
@@ -326,7 +293,7 @@ static int kmsg_fd = -1;	/* /dev/kmsg from the start of the run on */
  */
 static void said(const char *text)
 {
-	ktap_result(kmsg_fd >= 0 && kmsg_wait(kmsg_fd, text, 2),
+	ktap_result(kmsg_fd >= 0 && rg_test_kmsg_wait(kmsg_fd, text, 2),
 		    "the log says why: \"%s\"", text);
 }
 
@@ -536,6 +503,12 @@ static void part_endpoints(int fd)
 	expect(rg_ep_enable(fd, &d), EINVAL,
 	       "EP_ENABLE wMaxPacketSize 2047 (the UDC refuses it)");
 	said("the UDC refused the descriptor: -22");
+	d.wMaxPacketSize = 64;
+	expect(rg_ep_enable_ss(fd, &d, &(struct usb_ss_ep_comp_descriptor){
+		.bLength = USB_DT_SS_EP_COMP_SIZE,
+		.bDescriptorType = USB_DT_SS_ENDPOINT_COMP }), EINVAL,
+	       "EP_ENABLE_SS on a high-speed connection");
+	said("EP_ENABLE_SS: the connection is not SuperSpeed");
 
 	expect(ioctl(fd, USB_RAW_IOCTL_CONFIGURE, 1) ? -errno : 0, EINVAL,
 	       "CONFIGURE with value 1");
@@ -652,9 +625,10 @@ static void part_running(void)
 	ktap_result(rg_test_wait_until(&dev.configured, 30),
 		    "the host enumerates and configures the device");
 	expect(rg_info(fd, &info), 0, "mw57 INFO once connected");
-	ktap_result(info.speed == USB_SPEED_HIGH && info.ep0_maxpacket == 64,
-		    "mw57 INFO: high speed, ep0 maxpacket 64 (got %u, %u)",
-		    info.speed, info.ep0_maxpacket);
+	ktap_result(info.speed == USB_SPEED_HIGH &&
+		    info.max_speed == USB_SPEED_HIGH && info.ep0_maxpacket == 64,
+		    "mw57 INFO: high speed, at most high speed, ep0 maxpacket 64 (got %u, %u, %u)",
+		    info.speed, info.max_speed, info.ep0_maxpacket);
 	part_endpoints(fd);
 
 	rg_device_stop(&dev);
@@ -703,7 +677,7 @@ static void part_reset_drops_control(void)
 		ktap_bail("cannot read /dev/kmsg");
 	fd = open_init(udc1, USB_SPEED_HIGH);
 	expect(rg_run(fd), 0, "RUN, then no EVENT_FETCH until a port reset");
-	ktap_result(kmsg_wait(kfd, "device descriptor read/64, error -110", 30),
+	ktap_result(rg_test_kmsg_wait(kfd, "device descriptor read/64, error -110", 30),
 		    "the host times out on GET_DESCRIPTOR and resets the port");
 	close(kfd);
 	/*

@@ -159,6 +159,14 @@ int rg_info(int fd, struct usb_raw_mw57_info *info)
 	return rg_ret(ioctl(fd, USB_RAW_MW57_IOCTL_INFO, info));
 }
 
+int rg_ep_enable_ss(int fd, const struct usb_endpoint_descriptor *desc,
+		    const struct usb_ss_ep_comp_descriptor *comp)
+{
+	struct usb_raw_mw57_ep_ss arg = { .desc = *desc, .comp = *comp };
+
+	return rg_ret(ioctl(fd, USB_RAW_MW57_IOCTL_EP_ENABLE_SS, &arg));
+}
+
 const char *rg_event_name(uint32_t type)
 {
 	static const char *const names[] = {

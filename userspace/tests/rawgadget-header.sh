@@ -5,7 +5,8 @@
 # Host unit test of the installed raw gadget client files: `make install`
 # into a scratch root, build a client with `pkg-config mw57-rawgadget`, and
 # compare every ABI number and struct size with the upstream values (the
-# spec's table), so a typo in our header can never ship.  Also checks that
+# spec's table) and pin our extensions' (0xB9), so a typo in our header can
+# never ship.  Also checks that
 # our header, not Debian's 6.1 one, is the one found (events 3-6 exist).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -46,6 +47,9 @@ int main(void)
 	P(sizeof(struct usb_raw_eps_info)); P(offsetof(struct usb_raw_ep_info, caps));
 	P(offsetof(struct usb_raw_ep_info, limits));
 	P(sizeof(struct usb_endpoint_descriptor));
+	P(USB_RAW_MW57_IOCTL_INFO); P(sizeof(struct usb_raw_mw57_info));
+	P(USB_RAW_MW57_IOCTL_EP_ENABLE_SS); P(sizeof(struct usb_raw_mw57_ep_ss));
+	P(offsetof(struct usb_raw_mw57_ep_ss, comp));
 	return !rg_event_name(1);
 }
 C
@@ -86,9 +90,14 @@ sizeof(struct usb_raw_ep_info) 0x20
 sizeof(struct usb_raw_eps_info) 0x3c0
 offsetof(struct usb_raw_ep_info, caps) 0x14
 offsetof(struct usb_raw_ep_info, limits) 0x18
-sizeof(struct usb_endpoint_descriptor) 0x9"
+sizeof(struct usb_endpoint_descriptor) 0x9
+USB_RAW_MW57_IOCTL_INFO 0x8010b900
+sizeof(struct usb_raw_mw57_info) 0x10
+USB_RAW_MW57_IOCTL_EP_ENABLE_SS 0x4010b901
+sizeof(struct usb_raw_mw57_ep_ss) 0x10
+offsetof(struct usb_raw_mw57_ep_ss, comp) 0x9"
 got=$("$root/abi" 2>&1)
-ktap_test_result "every ioctl number, event type, constant and layout is upstream's" \
+ktap_test_result "every ioctl number, event type, constant and layout is upstream's, ours are pinned" \
 	test "$got" = "$expected"
 [ "$got" = "$expected" ] || ktap_print_msg "$(diff <(echo "$expected") <(echo "$got"))"
 # the dpkg-owned header must not be what a pkg-config client sees

@@ -86,8 +86,11 @@ int rg_eps_info(int fd, struct usb_raw_eps_info *info);	/* count */
 int rg_ep_set_halt(int fd, int handle);
 int rg_ep_clear_halt(int fd, int handle);
 int rg_ep_set_wedge(int fd, int handle);
-/* mw57 extension; -EINVAL on upstream kernels. */
+/* mw57 extensions; -EINVAL on upstream kernels. */
 int rg_info(int fd, struct usb_raw_mw57_info *info);
+/* EP_ENABLE with the endpoint's SuperSpeed companion: the handle. */
+int rg_ep_enable_ss(int fd, const struct usb_endpoint_descriptor *desc,
+		    const struct usb_ss_ep_comp_descriptor *comp);
 
 const char *rg_event_name(uint32_t type);
 

@@ -208,13 +208,16 @@ struct usb_raw_eps_info {
 /*
  * struct usb_raw_mw57_info - argument of USB_RAW_MW57_IOCTL_INFO.
  * @speed: the speed negotiated with the host (enum usb_device_speed).
- * @reserved0: zero.
- * @ep0_maxpacket: the maxpacket value of ep0 at that speed.
+ * @max_speed: the fastest the UDC can go (enum usb_device_speed); zero
+ *	from older mw57 modules, where this byte was reserved.
+ * @ep0_maxpacket: the maxpacket value of ep0 at that speed, as the UDC
+ *	keeps it (dummy_hcd keeps 9, bMaxPacketSize0's exponent, at
+ *	SuperSpeed).
  * @reserved: zero, for future fields.
  */
 struct usb_raw_mw57_info {
 	__u8	speed;
-	__u8	reserved0;
+	__u8	max_speed;
 	__u16	ep0_maxpacket;
 	__u32	reserved[3];
 };
@@ -227,5 +230,29 @@ struct usb_raw_mw57_info {
  */
 #define USB_RAW_MW57_IOCTL_INFO	\
 	_IOR(USB_RAW_MW57_IOCTL_MAGIC, 0, struct usb_raw_mw57_info)
+
+/*
+ * struct usb_raw_mw57_ep_ss - argument of USB_RAW_MW57_IOCTL_EP_ENABLE_SS.
+ * @desc: the endpoint descriptor, as USB_RAW_IOCTL_EP_ENABLE takes it.
+ * @comp: its SuperSpeed endpoint companion descriptor (bLength 6, type
+ *	USB_DT_SS_ENDPOINT_COMP), as the configuration gives it to the host.
+ * @reserved: zero.
+ */
+struct usb_raw_mw57_ep_ss {
+	struct usb_endpoint_descriptor		desc;
+	struct usb_ss_ep_comp_descriptor	comp;
+	__u8					reserved;
+};
+
+/*
+ * EP_ENABLE for a SuperSpeed connection: the endpoint also gets the
+ * companion's burst (bMaxBurst + 1 packets), for iso its mult
+ * (bmAttributes bits 1:0, plus 1) and for bulk its streams (2^bmAttributes
+ * bits 4:0, of which the UDC endpoint must have as many).  Returns the
+ * handle, as EP_ENABLE; EINVAL for a malformed companion or when the
+ * connection is slower than SuperSpeed.
+ */
+#define USB_RAW_MW57_IOCTL_EP_ENABLE_SS	\
+	_IOW(USB_RAW_MW57_IOCTL_MAGIC, 1, struct usb_raw_mw57_ep_ss)
 
 #endif /* _UAPI__LINUX_USB_RAW_GADGET_H */
