@@ -703,15 +703,54 @@ static int rg_ioctl_event_fetch(struct rg_dev *dev, unsigned long value,
  * Copy in the header of an I/O ioctl and allocate the transfer buffer
  * (filled from userspace for writes).  The caller owns *bufp.
  */
+/* A transfer ioctl's header, upstream's or the stream one, and its data. */
+struct rg_io {
+	struct usb_raw_ep_io hdr;	/* ep, flags, length */
+	u16 stream_id;			/* 0: not on a stream */
+	void __user *data;
+};
+
+/* Copy in the stream transfers' header; the caller checks the rest. */
+static int rg_io_stream_header(struct rg_dev *dev, const char *op,
+			       unsigned long value, struct rg_io *io)
+{
+	struct usb_raw_mw57_ep_io_stream __user *us = (void __user *)value;
+	struct usb_raw_mw57_ep_io_stream s;
+
+	if (copy_from_user(&s, us, sizeof(s)))
+		return -EFAULT;
+	if (!s.stream_id || s.reserved0 || s.reserved) {
+		rg_why(dev, op, "%s\n", s.stream_id ? "reserved fields set" :
+		       "stream 0 (use EP_WRITE and EP_READ)");
+		return -EINVAL;
+	}
+	io->hdr.ep = s.ep;
+	io->hdr.flags = s.flags;
+	io->hdr.length = s.length;
+	io->stream_id = s.stream_id;
+	io->data = us->data;
+	return 0;
+}
+
 static int rg_io_prepare(struct rg_dev *dev, const char *op,
-			 unsigned long value, struct usb_raw_ep_io *io,
+			 unsigned long value, bool stream, struct rg_io *rio,
 			 void **bufp, bool in)
 {
 	struct usb_raw_ep_io __user *uio = (void __user *)value;
+	struct usb_raw_ep_io *io = &rio->hdr;
 	void *buf;
+	int ret;
 
-	if (copy_from_user(io, uio, sizeof(*io)))
-		return -EFAULT;
+	if (stream) {
+		ret = rg_io_stream_header(dev, op, value, rio);
+		if (ret)
+			return ret;
+	} else {
+		if (copy_from_user(io, uio, sizeof(*io)))
+			return -EFAULT;
+		rio->stream_id = 0;
+		rio->data = uio->data;
+	}
 	if (io->ep >= USB_RAW_EPS_NUM_MAX) {
 		rg_why(dev, op, "handle %u is past the ABI's %u\n", io->ep,
 		       USB_RAW_EPS_NUM_MAX);
@@ -730,7 +769,7 @@ static int rg_io_prepare(struct rg_dev *dev, const char *op,
 	buf = kmalloc(max_t(u32, io->length, 1), GFP_KERNEL | __GFP_NOWARN);
 	if (!buf)
 		return -ENOMEM;
-	if (in && copy_from_user(buf, uio->data, io->length)) {
+	if (in && copy_from_user(buf, rio->data, io->length)) {
 		kfree(buf);
 		return -EFAULT;
 	}
@@ -739,12 +778,13 @@ static int rg_io_prepare(struct rg_dev *dev, const char *op,
 }
 
 /* Fill the request for one transfer of io from buf; dev->lock held. */
-static void rg_req_fill(struct usb_request *req, struct usb_raw_ep_io *io,
+static void rg_req_fill(struct usb_request *req, struct rg_io *io,
 			void *buf, struct completion *done)
 {
 	req->buf = buf;
-	req->length = io->length;
-	req->zero = usb_raw_io_flags_zero(io->flags);
+	req->length = io->hdr.length;
+	req->zero = usb_raw_io_flags_zero(io->hdr.flags);
+	req->stream_id = io->stream_id;
 	req->complete = rg_complete;
 	req->context = done;
 	reinit_completion(done);
@@ -770,8 +810,8 @@ static int rg_req_wait(struct rg_dev *dev, struct usb_ep *ep,
 	return req->status < 0 ? req->status : req->actual;
 }
 
-static int rg_ep0_io(struct rg_dev *dev, const char *op,
-		     struct usb_raw_ep_io *io, void *buf, bool write)
+static int rg_ep0_io(struct rg_dev *dev, const char *op, struct rg_io *io,
+		     void *buf, bool write)
 {
 	struct usb_request *req;
 	unsigned long flags;
@@ -812,9 +852,10 @@ out_unlock:
 	return ret;
 }
 
-static int rg_ep_io(struct rg_dev *dev, const char *op,
-		    struct usb_raw_ep_io *io, void *buf, bool write)
+static int rg_ep_io(struct rg_dev *dev, const char *op, struct rg_io *io,
+		    void *buf, bool write)
 {
+	unsigned int handle = io->hdr.ep;
 	struct rg_ep *ep;
 	unsigned long flags;
 	int ret;
@@ -823,23 +864,30 @@ static int rg_ep_io(struct rg_dev *dev, const char *op,
 	ret = rg_check_bound(dev, op);
 	if (ret)
 		goto out_unlock;
-	if (io->ep >= dev->eps_num) {
-		rg_why(dev, op, "handle %u: the UDC has %u endpoints\n", io->ep,
+	if (handle >= dev->eps_num) {
+		rg_why(dev, op, "handle %u: the UDC has %u endpoints\n", handle,
 		       dev->eps_num);
 		ret = -EINVAL;
 		goto out_unlock;
 	}
-	ep = &dev->eps[io->ep];
+	ep = &dev->eps[handle];
 	if (!ep->enabled || ep->op != RG_OP_NONE) {
-		rg_why(dev, op, "handle %u is %s\n", io->ep, ep->enabled ?
+		rg_why(dev, op, "handle %u is %s\n", handle, ep->enabled ?
 		       "busy (one transfer at a time)" : "not enabled");
 		ret = -EBUSY;
 		goto out_unlock;
 	}
 	/* The enabled descriptor decides, not the endpoint's caps. */
 	if (write != usb_endpoint_dir_in(&ep->desc)) {
-		rg_why(dev, op, "handle %u is an %s endpoint\n", io->ep,
+		rg_why(dev, op, "handle %u is an %s endpoint\n", handle,
 		       write ? "OUT" : "IN");
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	if (io->stream_id > usb_ss_max_streams(ep->ep->comp_desc)) {
+		rg_why(dev, op, "handle %u has %d streams, not stream %u\n",
+		       handle, usb_ss_max_streams(ep->ep->comp_desc),
+		       io->stream_id);
 		ret = -EINVAL;
 		goto out_unlock;
 	}
@@ -860,26 +908,33 @@ out_unlock:
 	return ret;
 }
 
-static int rg_ioctl_io(struct rg_dev *dev, unsigned long value, bool ep0,
-		       bool write)
+enum rg_io_kind { RG_IO_EP0, RG_IO_EP, RG_IO_STREAM };
+
+static const char *const rg_io_names[][2] = {
+	[RG_IO_EP0] = { "EP0_READ", "EP0_WRITE" },
+	[RG_IO_EP] = { "EP_READ", "EP_WRITE" },
+	[RG_IO_STREAM] = { "EP_READ_STREAM", "EP_WRITE_STREAM" },
+};
+
+static int rg_ioctl_io(struct rg_dev *dev, unsigned long value,
+		       enum rg_io_kind kind, bool write)
 {
-	struct usb_raw_ep_io __user *uio = (void __user *)value;
-	const char *op = ep0 ? (write ? "EP0_WRITE" : "EP0_READ") :
-				(write ? "EP_WRITE" : "EP_READ");
-	struct usb_raw_ep_io io;
+	const char *op = rg_io_names[kind][write];
+	struct rg_io io;
 	void *buf;
 	int ret;
 
-	ret = rg_io_prepare(dev, op, value, &io, &buf, write);
+	ret = rg_io_prepare(dev, op, value, kind == RG_IO_STREAM, &io, &buf,
+			    write);
 	if (ret)
 		return ret;
-	if (ep0)
+	if (kind == RG_IO_EP0)
 		ret = rg_ep0_io(dev, op, &io, buf, write);
 	else
 		ret = rg_ep_io(dev, op, &io, buf, write);
 	if (ret > 0 && !write) {
-		ret = min_t(u32, ret, io.length);
-		if (copy_to_user(uio->data, buf, ret))
+		ret = min_t(u32, ret, io.hdr.length);
+		if (copy_to_user(io.data, buf, ret))
 			ret = -EFAULT;
 	}
 	kfree(buf);
@@ -1254,17 +1309,17 @@ static long rg_ioctl(struct file *file, unsigned int cmd, unsigned long value)
 		return rg_ioctl_event_fetch(dev, value,
 					    file->f_flags & O_NONBLOCK);
 	case USB_RAW_IOCTL_EP0_WRITE:
-		return rg_ioctl_io(dev, value, true, true);
+		return rg_ioctl_io(dev, value, RG_IO_EP0, true);
 	case USB_RAW_IOCTL_EP0_READ:
-		return rg_ioctl_io(dev, value, true, false);
+		return rg_ioctl_io(dev, value, RG_IO_EP0, false);
 	case USB_RAW_IOCTL_EP_ENABLE:
 		return rg_ioctl_ep_enable(dev, value);
 	case USB_RAW_IOCTL_EP_DISABLE:
 		return rg_ioctl_ep_disable(dev, value);
 	case USB_RAW_IOCTL_EP_WRITE:
-		return rg_ioctl_io(dev, value, false, true);
+		return rg_ioctl_io(dev, value, RG_IO_EP, true);
 	case USB_RAW_IOCTL_EP_READ:
-		return rg_ioctl_io(dev, value, false, false);
+		return rg_ioctl_io(dev, value, RG_IO_EP, false);
 	case USB_RAW_IOCTL_CONFIGURE:
 		return rg_ioctl_configure(dev, value);
 	case USB_RAW_IOCTL_VBUS_DRAW:
@@ -1283,6 +1338,10 @@ static long rg_ioctl(struct file *file, unsigned int cmd, unsigned long value)
 		return rg_ioctl_mw57_info(dev, value);
 	case USB_RAW_MW57_IOCTL_EP_ENABLE_SS:
 		return rg_ioctl_ep_enable_ss(dev, value);
+	case USB_RAW_MW57_IOCTL_EP_WRITE_STREAM:
+		return rg_ioctl_io(dev, value, RG_IO_STREAM, true);
+	case USB_RAW_MW57_IOCTL_EP_READ_STREAM:
+		return rg_ioctl_io(dev, value, RG_IO_STREAM, false);
 	default:
 		rg_why(dev, "ioctl", "unknown command %#x\n", cmd);
 		return -EINVAL;	/* upstream ABI: not ENOTTY */

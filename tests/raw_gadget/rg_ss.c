@@ -5,8 +5,9 @@
  * dummy_hcd is_super_speed=1.  A vendor device (bcdUSB 3.0, ep0 512)
  * with bulk IN 0x81 and bulk OUT 0x02, 1024 bytes, each with a companion
  * (burst of 4, 16 streams) that EP_ENABLE_SS hands to the UDC.  The host
- * enumerates it at 5 Gb/s; data goes both ways through usbfs; malformed
- * companions are refused.  dummy_hcd's "enabled ... stream enabled" log
+ * enumerates it at 5 Gb/s; data goes both ways through usbfs, then on
+ * bulk streams the host allocates (EP_WRITE_STREAM, EP_READ_STREAM);
+ * malformed companions are refused.  dummy_hcd's "enabled ... stream enabled" log
  * line (superspeed.sh turns it on) shows that the UDC got the companion.
  * TAP 13 on stdout.
  */
@@ -14,6 +15,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,7 +28,7 @@
 #include "../lib/ktap.h"
 #include "../lib/rg_test.h"
 
-#define PLAN		12
+#define PLAN		21
 #define VID		0x1d6b
 #define PID		0x5708
 #define XFER		16384
@@ -135,6 +137,101 @@ static int both_ways(int hfd, int in)
 	return ret == XFER && x.ret == XFER && !memcmp(x.buf, host, XFER);
 }
 
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* A gadget stream transfer that an alarm ends after @secs (EINTR). */
+static int gadget_stream(int in, unsigned int stream, void *buf, int len,
+			 unsigned int secs)
+{
+	int ret;
+
+	alarm(secs);
+	ret = in ? rg_ep_write_stream(dev.fd, h_in, stream, buf, len, 0) :
+		   rg_ep_read_stream(dev.fd, h_out, stream, buf, len);
+	alarm(0);
+	return ret;
+}
+
+/* The host's bulk URB on @stream, submitted through usbfs; or NULL. */
+static struct usbdevfs_urb *host_submit(int hfd, int in, unsigned int stream,
+					void *buf, int len)
+{
+	static struct usbdevfs_urb urbs[4];
+	static int next;
+	struct usbdevfs_urb *u = &urbs[next++ % 4];
+
+	memset(u, 0, sizeof(*u));
+	u->type = USBDEVFS_URB_TYPE_BULK;
+	u->endpoint = in ? USB_DIR_IN | 1 : 2;
+	u->buffer = buf;
+	u->buffer_length = len;
+	u->stream_id = stream;
+	return ioctl(hfd, USBDEVFS_SUBMITURB, u) ? NULL : u;
+}
+
+/* A URB the host has got back within @ms, or NULL. */
+static struct usbdevfs_urb *host_reap(int hfd, int ms)
+{
+	struct pollfd p = { .fd = hfd, .events = POLLOUT };
+	void *u = NULL;
+
+	if (poll(&p, 1, ms) == 1 && !ioctl(hfd, USBDEVFS_REAPURBNDELAY, &u))
+		return u;
+	return NULL;
+}
+
+/*
+ * Bulk streams: the host allocates 4 streams on both endpoints and
+ * queues an IN URB on stream 2; the gadget's stream-1 write does not
+ * complete it (an alarm ends the write), its stream-2 write does.  Then
+ * stream 1 the same way, and an OUT URB on stream 3 reaches the gadget's
+ * stream-3 read.  (dummy_hcd looks only at the first URB queued on an
+ * endpoint in each frame, so one URB at a time.)
+ */
+static void part_streams(int hfd)
+{
+	static unsigned char a[1024], b[1024], c[1024], got[3][1024];
+	unsigned char st[sizeof(struct usbdevfs_streams) + 2];
+	struct usbdevfs_streams *streams = (void *)st;
+	struct usbdevfs_urb *u1, *u2, *u3, *r;
+
+	memset(a, 'a', sizeof(a));
+	memset(b, 'b', sizeof(b));
+	memset(c, 'c', sizeof(c));
+	streams->num_streams = 4;
+	streams->num_eps = 2;
+	streams->eps[0] = USB_DIR_IN | 1;
+	streams->eps[1] = 2;
+	ktap_result(ioctl(hfd, USBDEVFS_ALLOC_STREAMS, streams) == 4,
+		    "the host allocates 4 streams on both bulk endpoints");
+	u2 = host_submit(hfd, 1, 2, got[1], sizeof(got[1]));
+	ktap_result(u2 && gadget_stream(1, 1, a, sizeof(a), 2) == -EINTR &&
+		    !host_reap(hfd, 0),
+		    "EP_WRITE_STREAM on stream 1 does not complete the host's stream-2 URB");
+	ktap_result(gadget_stream(1, 2, b, sizeof(b), 5) == sizeof(b),
+		    "EP_WRITE_STREAM on stream 2");
+	r = host_reap(hfd, 5000);
+	ktap_result(r == u2 && !r->status && r->actual_length == sizeof(b) &&
+		    !memcmp(got[1], b, sizeof(b)),
+		    "the host's stream-2 URB got it, intact");
+	u1 = host_submit(hfd, 1, 1, got[0], sizeof(got[0]));
+	ktap_result(u1 && gadget_stream(1, 1, a, sizeof(a), 5) == sizeof(a) &&
+		    host_reap(hfd, 5000) == u1 && !memcmp(got[0], a, sizeof(a)),
+		    "EP_WRITE_STREAM on stream 1 completes a stream-1 URB");
+	u3 = host_submit(hfd, 0, 3, c, sizeof(c));
+	ktap_result(u3 && gadget_stream(0, 3, got[2], sizeof(got[2]), 5) ==
+		    sizeof(c) && host_reap(hfd, 5000) == u3 &&
+		    !memcmp(got[2], c, sizeof(c)),
+		    "a host OUT URB on stream 3 reaches EP_READ_STREAM on stream 3");
+	ktap_result(gadget_stream(1, 17, a, 1, 5) == -EINVAL,
+		    "EP_WRITE_STREAM on stream 17 of 16: EINVAL");
+	ktap_result(gadget_stream(1, 0, a, 1, 5) == -EINVAL,
+		    "EP_WRITE_STREAM on stream 0: EINVAL");
+}
+
 /* EP_ENABLE_SS of what the caller set up: the handle, or -errno. */
 static int enable_bad(struct usb_raw_mw57_ep_ss *arg)
 {
@@ -154,6 +251,7 @@ int main(void)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	rg_thread_setup();
+	sigaction(SIGALRM, &(struct sigaction){ .sa_handler = on_alarm }, NULL);
 	kfd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
 	if (kfd >= 0)
 		lseek(kfd, 0, SEEK_END);
@@ -185,6 +283,7 @@ int main(void)
 		ktap_bail("cannot claim the host side's interface 0");
 	ktap_result(both_ways(hfd, 0), "%d bytes OUT at SuperSpeed, intact", XFER);
 	ktap_result(both_ways(hfd, 1), "%d bytes IN at SuperSpeed, intact", XFER);
+	part_streams(hfd);
 	close(hfd);
 
 	memset(&bad, 0, sizeof(bad));
@@ -217,6 +316,8 @@ int main(void)
 	ktap_result(ret >= 0,
 		    "EP_ENABLE_SS of the interrupt endpoint, fixed: a handle (%d)",
 		    ret);
+	ktap_result(rg_ep_write_stream(dev.fd, ret, 1, "x", 1, 0) == -EINVAL,
+		    "EP_WRITE_STREAM on an endpoint without streams: EINVAL");
 	rg_device_stop(&dev);
 	pthread_join(loop, NULL);
 	close(dev.fd);

@@ -56,35 +56,49 @@ int rg_event_fetch(int fd, struct usb_raw_event *ev, uint32_t data_len)
 }
 
 /* One I/O ioctl through a bounce buffer: header + data. */
-static int rg_io(int fd, unsigned long req, int handle, void *data,
-		 uint32_t len, uint16_t flags, int copy_in, int copy_out)
+/*
+ * One transfer ioctl.  The stream ioctls take the mw57 stream header, the
+ * others upstream's (struct usb_raw_ep_io): the stream one's first 8 bytes.
+ */
+static int rg_io(int fd, unsigned long req, int handle, uint16_t stream,
+		 void *data, uint32_t len, uint16_t flags, int copy_in,
+		 int copy_out)
 {
-	struct usb_raw_ep_io *io;
+	int streamed = req == USB_RAW_MW57_IOCTL_EP_WRITE_STREAM ||
+		       req == USB_RAW_MW57_IOCTL_EP_READ_STREAM;
+	size_t hdr = streamed ? sizeof(struct usb_raw_mw57_ep_io_stream) :
+				sizeof(struct usb_raw_ep_io);
+	struct usb_raw_mw57_ep_io_stream *io;
+	uint8_t *payload;
 	int ret;
 
-	io = malloc(sizeof(*io) + len);
+	io = calloc(1, sizeof(*io) + len);
 	if (!io)
 		return -ENOMEM;
+	payload = (uint8_t *)io + hdr;
 	io->ep = handle;
 	io->flags = flags;
 	io->length = len;
+	if (streamed)
+		io->stream_id = stream;
 	if (copy_in && len)
-		memcpy(io->data, data, len);
+		memcpy(payload, data, len);
 	ret = rg_ret(ioctl(fd, req, io));
 	if (copy_out && ret > 0)
-		memcpy(data, io->data, (uint32_t)ret < len ? (uint32_t)ret : len);
+		memcpy(data, payload, (uint32_t)ret < len ? (uint32_t)ret : len);
 	free(io);
 	return ret;
 }
 
 int rg_ep0_write(int fd, const void *data, uint32_t len)
 {
-	return rg_io(fd, USB_RAW_IOCTL_EP0_WRITE, 0, (void *)data, len, 0, 1, 0);
+	return rg_io(fd, USB_RAW_IOCTL_EP0_WRITE, 0, 0, (void *)data, len, 0,
+		     1, 0);
 }
 
 int rg_ep0_read(int fd, void *data, uint32_t len)
 {
-	return rg_io(fd, USB_RAW_IOCTL_EP0_READ, 0, data, len, 0, 0, 1);
+	return rg_io(fd, USB_RAW_IOCTL_EP0_READ, 0, 0, data, len, 0, 0, 1);
 }
 
 int rg_ep0_stall(int fd)
@@ -105,13 +119,13 @@ int rg_ep_disable(int fd, int handle)
 int rg_ep_write(int fd, int handle, const void *data, uint32_t len,
 		uint16_t flags)
 {
-	return rg_io(fd, USB_RAW_IOCTL_EP_WRITE, handle, (void *)data, len,
+	return rg_io(fd, USB_RAW_IOCTL_EP_WRITE, handle, 0, (void *)data, len,
 		     flags, 1, 0);
 }
 
 int rg_ep_read(int fd, int handle, void *data, uint32_t len)
 {
-	return rg_io(fd, USB_RAW_IOCTL_EP_READ, handle, data, len, 0, 0, 1);
+	return rg_io(fd, USB_RAW_IOCTL_EP_READ, handle, 0, data, len, 0, 0, 1);
 }
 
 int rg_ep_write_io(int fd, struct usb_raw_ep_io *io)
@@ -175,4 +189,18 @@ const char *rg_event_name(uint32_t type)
 	};
 
 	return type < sizeof(names) / sizeof(names[0]) ? names[type] : "UNKNOWN";
+}
+
+int rg_ep_write_stream(int fd, int handle, uint16_t stream, const void *data,
+		       uint32_t len, uint16_t flags)
+{
+	return rg_io(fd, USB_RAW_MW57_IOCTL_EP_WRITE_STREAM, handle, stream,
+		     (void *)data, len, flags, 1, 0);
+}
+
+int rg_ep_read_stream(int fd, int handle, uint16_t stream, void *data,
+		      uint32_t len)
+{
+	return rg_io(fd, USB_RAW_MW57_IOCTL_EP_READ_STREAM, handle, stream,
+		     data, len, 0, 0, 1);
 }

@@ -50,6 +50,9 @@ int main(void)
 	P(USB_RAW_MW57_IOCTL_INFO); P(sizeof(struct usb_raw_mw57_info));
 	P(USB_RAW_MW57_IOCTL_EP_ENABLE_SS); P(sizeof(struct usb_raw_mw57_ep_ss));
 	P(offsetof(struct usb_raw_mw57_ep_ss, comp));
+	P(USB_RAW_MW57_IOCTL_EP_WRITE_STREAM); P(USB_RAW_MW57_IOCTL_EP_READ_STREAM);
+	P(sizeof(struct usb_raw_mw57_ep_io_stream));
+	P(offsetof(struct usb_raw_mw57_ep_io_stream, stream_id));
 	return !rg_event_name(1);
 }
 C
@@ -95,7 +98,11 @@ USB_RAW_MW57_IOCTL_INFO 0x8010b900
 sizeof(struct usb_raw_mw57_info) 0x10
 USB_RAW_MW57_IOCTL_EP_ENABLE_SS 0x4010b901
 sizeof(struct usb_raw_mw57_ep_ss) 0x10
-offsetof(struct usb_raw_mw57_ep_ss, comp) 0x9"
+offsetof(struct usb_raw_mw57_ep_ss, comp) 0x9
+USB_RAW_MW57_IOCTL_EP_WRITE_STREAM 0x4010b902
+USB_RAW_MW57_IOCTL_EP_READ_STREAM 0xc010b903
+sizeof(struct usb_raw_mw57_ep_io_stream) 0x10
+offsetof(struct usb_raw_mw57_ep_io_stream, stream_id) 0x8"
 got=$("$root/abi" 2>&1)
 ktap_test_result "every ioctl number, event type, constant and layout is upstream's, ours are pinned" \
 	test "$got" = "$expected"

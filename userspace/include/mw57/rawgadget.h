@@ -91,6 +91,11 @@ int rg_info(int fd, struct usb_raw_mw57_info *info);
 /* EP_ENABLE with the endpoint's SuperSpeed companion: the handle. */
 int rg_ep_enable_ss(int fd, const struct usb_endpoint_descriptor *desc,
 		    const struct usb_ss_ep_comp_descriptor *comp);
+/* EP_WRITE and EP_READ on bulk stream 1..n of such an endpoint: bytes. */
+int rg_ep_write_stream(int fd, int handle, uint16_t stream, const void *data,
+		       uint32_t len, uint16_t flags);
+int rg_ep_read_stream(int fd, int handle, uint16_t stream, void *data,
+		      uint32_t len);
 
 const char *rg_event_name(uint32_t type);
 

@@ -255,4 +255,34 @@ struct usb_raw_mw57_ep_ss {
 #define USB_RAW_MW57_IOCTL_EP_ENABLE_SS	\
 	_IOW(USB_RAW_MW57_IOCTL_MAGIC, 1, struct usb_raw_mw57_ep_ss)
 
+/*
+ * struct usb_raw_mw57_ep_io_stream - argument of the stream transfers.
+ * @ep, @flags, @length: as in struct usb_raw_ep_io.
+ * @stream_id: the bulk stream, 1 up to the number of streams that
+ *	EP_ENABLE_SS gave the endpoint.
+ * @reserved0: zero.
+ * @reserved: zero.
+ * @data: the data, @length bytes.
+ */
+struct usb_raw_mw57_ep_io_stream {
+	__u16	ep;
+	__u16	flags;
+	__u32	length;
+	__u16	stream_id;
+	__u16	reserved0;
+	__u32	reserved;
+	__u8	data[];
+};
+
+/*
+ * EP_WRITE and EP_READ on one stream of a bulk endpoint enabled with
+ * streams (EP_ENABLE_SS): the transfer completes when the host moves data
+ * on that stream.  Bytes transferred; EINVAL for stream 0 (use EP_WRITE
+ * and EP_READ) or a stream the endpoint does not have.
+ */
+#define USB_RAW_MW57_IOCTL_EP_WRITE_STREAM	\
+	_IOW(USB_RAW_MW57_IOCTL_MAGIC, 2, struct usb_raw_mw57_ep_io_stream)
+#define USB_RAW_MW57_IOCTL_EP_READ_STREAM	\
+	_IOWR(USB_RAW_MW57_IOCTL_MAGIC, 3, struct usb_raw_mw57_ep_io_stream)
+
 #endif /* _UAPI__LINUX_USB_RAW_GADGET_H */
