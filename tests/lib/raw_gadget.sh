@@ -30,6 +30,17 @@ rg_suite_start() {
 	tmp=$(mktemp -d "/tmp/rg-$name.XXXXXX")
 }
 
+# configfs_gadget_down G FUNC: unbind configfs gadget directory G from
+# its UDC and remove it, with its one function FUNC (e.g. SourceSink.0)
+configfs_gadget_down() {
+	local g=$1 f=$2
+	[ -d "$g" ] || return 0
+	echo "" >"$g/UDC" 2>/dev/null
+	rm -f "$g/configs/c.1/$f"
+	rmdir "$g/configs/c.1/strings/0x409" "$g/configs/c.1" \
+		"$g/functions/$f" "$g/strings/0x409" "$g" 2>/dev/null
+}
+
 # usb_dev VID PID: the sysfs name (e.g. 3-1) of the host-side device.
 usb_dev() {
 	local d

@@ -27,10 +27,9 @@
 #include <mw57/rawgadget.h>
 #include "../lib/ktap.h"
 #include "../lib/rg_test.h"
+#include "../lib/rg_vendor.h"
 
 #define PLAN		92
-#define VID		0x1d6b
-#define PID		0x5702
 #define KMALLOC_MAX	(4u << 20)	/* KMALLOC_MAX_SIZE on amd64 */
 #define EP_BULK_IN	0
 #define EP_BULK_OUT	1
@@ -39,35 +38,6 @@
 static const char *udc0 = "dummy_udc.0", *udc1 = "dummy_udc.1";
 
 /* --- the enumerating device ------------------------------------------------ */
-
-static struct usb_device_descriptor dev_desc = {
-	.bLength = USB_DT_DEVICE_SIZE, .bDescriptorType = USB_DT_DEVICE,
-	.bcdUSB = 0x0200, .bDeviceClass = USB_CLASS_VENDOR_SPEC,
-	.bMaxPacketSize0 = 64, .idVendor = VID, .idProduct = PID,
-	.bcdDevice = 0x0100, .iProduct = 1, .bNumConfigurations = 1,
-};
-
-static const struct {
-	struct usb_config_descriptor c;
-	struct usb_interface_descriptor i;
-	struct rg_endpoint_descriptor e[3];
-} __attribute__((packed)) cfg_desc = {
-	.c = { .bLength = USB_DT_CONFIG_SIZE, .bDescriptorType = USB_DT_CONFIG,
-	       .wTotalLength = sizeof(cfg_desc), .bNumInterfaces = 1,
-	       .bConfigurationValue = 1, .bmAttributes = USB_CONFIG_ATT_ONE,
-	       .bMaxPower = 50 },
-	.i = { .bLength = USB_DT_INTERFACE_SIZE,
-	       .bDescriptorType = USB_DT_INTERFACE, .bNumEndpoints = 3,
-	       .bInterfaceClass = USB_CLASS_VENDOR_SPEC },
-	.e = {
-		{ USB_DT_ENDPOINT_SIZE, USB_DT_ENDPOINT, USB_DIR_IN | 1,
-		  USB_ENDPOINT_XFER_BULK, 512, 0 },
-		{ USB_DT_ENDPOINT_SIZE, USB_DT_ENDPOINT, USB_DIR_OUT | 2,
-		  USB_ENDPOINT_XFER_BULK, 512, 0 },
-		{ USB_DT_ENDPOINT_SIZE, USB_DT_ENDPOINT, USB_DIR_IN | 5,
-		  USB_ENDPOINT_XFER_INT, 64, 4 },
-	},
-};
 
 static const char *const strings[] = { "mw57 abi test", NULL };
 static int handles[3] = { -1, -1, -1 };

@@ -2,8 +2,8 @@
 /* Copyright (C) 2026 The mw57 authors. */
 /*
  * rg_inflight: the UDC goes away under raw gadget while its ioctls are in
- * flight (udc_unbind.sh).  Each round enumerates a vendor device (bulk IN
- * 0x81, bulk OUT 0x02, int IN 0x83) on dummy_udc.0; then one thread blocks
+ * flight (udc_unbind.sh).  Each round enumerates the vendor device of
+ * rg_vendor.h on dummy_udc.0; then one thread blocks
  * in EP_READ, one in EP_WRITE, one enables and disables the int endpoint
  * in a loop, and a host thread keeps ep0 busy with GET_DESCRIPTOR through
  * usbfs, answered by the device loop.  Then the UDC goes, by sysfs unbind
@@ -26,41 +26,11 @@
 #include <mw57/rawgadget.h>
 #include "../lib/ktap.h"
 #include "../lib/rg_test.h"
+#include "../lib/rg_vendor.h"
 
 #define PLAN		20	/* 10 per round */
-#define VID		0x1d6b
-#define PID		0x5707
 #define UDC		"dummy_udc.0"
 #define PLATFORM	"/sys/bus/platform/drivers/dummy_udc/"
-
-static struct usb_device_descriptor dev_desc = {
-	.bLength = USB_DT_DEVICE_SIZE, .bDescriptorType = USB_DT_DEVICE,
-	.bcdUSB = 0x0200, .bDeviceClass = USB_CLASS_VENDOR_SPEC,
-	.bMaxPacketSize0 = 64, .idVendor = VID, .idProduct = PID,
-	.bcdDevice = 0x0100, .iProduct = 1, .bNumConfigurations = 1,
-};
-
-static const struct {
-	struct usb_config_descriptor c;
-	struct usb_interface_descriptor i;
-	struct rg_endpoint_descriptor e[3];
-} __attribute__((packed)) cfg_desc = {
-	.c = { .bLength = USB_DT_CONFIG_SIZE, .bDescriptorType = USB_DT_CONFIG,
-	       .wTotalLength = sizeof(cfg_desc), .bNumInterfaces = 1,
-	       .bConfigurationValue = 1, .bmAttributes = USB_CONFIG_ATT_ONE,
-	       .bMaxPower = 50 },
-	.i = { .bLength = USB_DT_INTERFACE_SIZE,
-	       .bDescriptorType = USB_DT_INTERFACE, .bNumEndpoints = 3,
-	       .bInterfaceClass = USB_CLASS_VENDOR_SPEC },
-	.e = {
-		{ USB_DT_ENDPOINT_SIZE, USB_DT_ENDPOINT, USB_DIR_IN | 1,
-		  USB_ENDPOINT_XFER_BULK, 512, 0 },
-		{ USB_DT_ENDPOINT_SIZE, USB_DT_ENDPOINT, USB_DIR_OUT | 2,
-		  USB_ENDPOINT_XFER_BULK, 512, 0 },
-		{ USB_DT_ENDPOINT_SIZE, USB_DT_ENDPOINT, USB_DIR_IN | 3,
-		  USB_ENDPOINT_XFER_INT, 64, 4 },
-	},
-};
 
 static const char *const strings[] = { "mw57 in-flight test", NULL };
 static int h_in = -1, h_out = -1;

@@ -21,11 +21,7 @@ PID=5706
 G=/sys/kernel/config/usb_gadget/mw57reuse
 
 gadget_down() {
-	[ -d "$G" ] || return 0
-	echo "" >"$G/UDC" 2>/dev/null
-	rm -f "$G/configs/c.1/SourceSink.0"
-	rmdir "$G/configs/c.1/strings/0x409" "$G/configs/c.1" \
-		"$G/functions/SourceSink.0" "$G/strings/0x409" "$G" 2>/dev/null
+	configfs_gadget_down "$G" SourceSink.0
 }
 cleanup() {
 	gadget_down
