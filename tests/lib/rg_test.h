@@ -2,8 +2,8 @@
 /* Copyright (C) 2026 The mw57 authors. */
 /*
  * Helpers of the raw gadget test programs in tests/raw_gadget: bounded
- * waits, whether a thread sleeps, the host side's usbfs node, and a
- * bounded wait for a kernel log line.
+ * waits, alarms that end blocked ioctls, whether a thread sleeps, the
+ * host side's usbfs node, and a bounded wait for a kernel log line.
  */
 #ifndef MW57_RG_TEST_H
 #define MW57_RG_TEST_H
@@ -11,11 +11,24 @@
 #include <dirent.h>
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
+
+static inline void rg_test_on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* SIGALRM without SA_RESTART: an alarm() ends a blocked ioctl (EINTR). */
+static inline void rg_test_alarm_setup(void)
+{
+	sigaction(SIGALRM, &(struct sigaction){ .sa_handler = rg_test_on_alarm },
+		  NULL);
+}
 
 /* Poll @flag every 0.1 s for up to @seconds; its final value. */
 static inline int rg_test_wait_until(volatile int *flag, int seconds)

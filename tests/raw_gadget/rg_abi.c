@@ -162,13 +162,8 @@ static void start_poll(struct blocked_poll *b, int fd)
 		usleep(10000);
 }
 
-static void on_alarm(int sig)
-{
-	(void)sig;
-}
-
 /*
- * EVENT_FETCH that SIGALRM (installed by main() without SA_RESTART) ends
+ * EVENT_FETCH that SIGALRM (rg_test_alarm_setup(), from main()) ends
  * with EINTR after @seconds: with the reference module, which has no poll
  * handler, poll() always says ready and cannot guard a fetch.
  */
@@ -712,7 +707,7 @@ int main(int argc, char **argv)
 		udc1 = argv[2];
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	rg_thread_setup();
-	sigaction(SIGALRM, &(struct sigaction){ .sa_handler = on_alarm }, NULL);
+	rg_test_alarm_setup();
 	kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
 	if (kmsg_fd >= 0)
 		lseek(kmsg_fd, 0, SEEK_END);

@@ -196,11 +196,6 @@ static const char *err(int ret)
 	return ret < 0 ? strerrorname_np(-ret) : "no error";
 }
 
-static void on_alarm(int sig)
-{
-	(void)sig;
-}
-
 /* Fetch events until CONNECT; each fetch ends after 10 s (alarm). */
 static int wait_connect(int fd)
 {
@@ -287,7 +282,7 @@ int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	rg_thread_setup();
-	sigaction(SIGALRM, &(struct sigaction){ .sa_handler = on_alarm }, NULL);
+	rg_test_alarm_setup();
 	ktap_header(PLAN);
 	round_trip(0);
 	round_trip(1);

@@ -137,11 +137,6 @@ static int both_ways(int hfd, int in)
 	return ret == XFER && x.ret == XFER && !memcmp(x.buf, host, XFER);
 }
 
-static void on_alarm(int sig)
-{
-	(void)sig;
-}
-
 /* A gadget stream transfer that an alarm ends after @secs (EINTR). */
 static int gadget_stream(int in, unsigned int stream, void *buf, int len,
 			 unsigned int secs)
@@ -251,7 +246,7 @@ int main(void)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	rg_thread_setup();
-	sigaction(SIGALRM, &(struct sigaction){ .sa_handler = on_alarm }, NULL);
+	rg_test_alarm_setup();
 	kfd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
 	if (kfd >= 0)
 		lseek(kfd, 0, SEEK_END);
