@@ -12,6 +12,9 @@
 # fails, and so does a stale entry (its check is gone, or a "differs" entry
 # whose check no longer differs).  Sourced after ../lib/ktap.sh.
 
+# shellcheck source=../lib/modswap.sh
+. ../lib/modswap.sh
+
 ref_tmp=$(mktemp -d /tmp/mw57-ref.XXXXXX)
 # raw outputs of this boot's earlier suites (tests/run.sh keeps them)
 ref_saved=${MW57_OUT:-/nonexistent}/tap
@@ -26,25 +29,13 @@ ref_cleanup() {
 }
 trap ref_cleanup EXIT
 
-# ref_load ours|reference: unload MODULE, load the wanted one, and check by
-# srcversion that it is the one in /sys/module
+# ref_load ours|reference: unload MODULE and load the wanted one
 ref_load() {
-	local path deps want
-	if [ "$1" = ours ]; then path=$ref_ours; else path=$ref_ref; fi
-	if [ -d "/sys/module/$ref_mod" ]; then
-		modprobe -r "$ref_mod" 2>/dev/null || rmmod "$ref_mod" || return 1
-	fi
 	if [ "$1" = ours ]; then
-		modprobe "$ref_mod" || return 1
+		mod_swap "$ref_mod" "$ref_ours"
 	else
-		deps=$(modinfo -F depends "$path" | tr ',' ' ')
-		# shellcheck disable=SC2086 # a list of module names
-		[ -z "$deps" ] || modprobe -a $deps || return 1
-		insmod "$path" || return 1
+		mod_swap "$ref_mod" "$ref_ref"
 	fi
-	# (the debug kernel sets MODULE_SRCVERSION_ALL: in-tree modules have one)
-	want=$(modinfo -F srcversion "$path")
-	[ -n "$want" ] && [ "$(cat "/sys/module/$ref_mod/srcversion")" = "$want" ]
 }
 
 # ref_results FILE: "N ok|fail" per top-level result of a test's TAP
@@ -120,8 +111,8 @@ ref_compare() {
 	local -a kinds pats whys seen differed
 	ref_mod=$1
 	shift 2
-	ref_ours=$(find "/lib/modules/$(uname -r)/updates" -name "$ref_mod.ko*" | head -n1)
-	ref_ref=$(find "/lib/modules/$(uname -r)/kernel" -name "$ref_mod.ko*" | head -n1)
+	ref_ours=$(mod_path ours "$ref_mod")
+	ref_ref=$(mod_path kernel "$ref_mod")
 	[ -n "$ref_ours" ] || ktap_exit_fail_msg "our $ref_mod is not installed"
 	[ -n "$ref_ref" ] || ktap_exit_fail_msg "this kernel has no reference $ref_mod"
 	ktap_print_msg "ours: $ref_ours"
