@@ -2,40 +2,67 @@
 # SPDX-License-Identifier: GPL-2.0
 # Copyright (C) 2026 The mw57 authors.
 #
-# The tunnel route-lookup helpers (5.7's ip6_dst_lookup_tunnel, today's
-# udp_tunnel6_dst_lookup): geneve over an IPv6 underlay passes traffic, and
-# its route lookup sees the UDP ports, so a policy rule on the destination
-# port steers the tunnel.  Two paths between the namespaces:
+# The tunnel route-lookup helpers (5.7's ip_route_output_tunnel() and
+# ip6_dst_lookup_tunnel(), today's udp_tunnel_dst_lookup() and
+# udp_tunnel6_dst_lookup()): a tunnel's route lookup must see its UDP
+# ports and its DS field, so that policy rules on them steer the tunnel
+# packets.  Two paths between the namespaces, for each underlay family:
 #
-#   $A lo fd00:fa::1 --- a0 fd00:1::1 <-> b0 fd00:1::2 --- $B lo fd00:fb::2
-#                    \-- a1 fd00:2::1 <-> b1 fd00:2::2 --/
+#   $A lo 10.250.0.1 fd00:fa::1 -- a0 10.1.0.1 fd00:1::1 <-> b0 ... .2 -- $B lo
+#                               \- a1 10.2.0.1 fd00:2::1 <-> b1 ... .2 -/  .2
 #
-# The main table sends fd00:fb::2 over a0; "ipproto 17 dport 6081 lookup
-# 100" sends geneve's packets over a1.  On the patched 6.1 this is the
-# converted geneve on the completed helper API; on Debian's kernels the
-# same behaviour is the reference.
+# The main table sends the peer's loopback over a0, table 100 over a1.
+# Each tunnel (geneve, and bareudp through lwtunnel "encap" routes) runs
+# over each underlay; for each, with no rule, then with one "ipproto 17
+# <selector> lookup 100" rule at a time, 10 pings through the tunnel must
+# all leave on the path the rule says.  bareudp is tested as ours (DKMS)
+# and, where the kernel has one (the debug kernel), as the kernel's own:
+# on the patched 6.1 that is the in-tree bareudp converted by patch 0002,
+# which must pass its ports and DS field to the completed helpers.
+# shellcheck disable=SC2016 # both's commands expand in the netns shell
 set -u
 cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/ktap.sh
 . ../lib/ktap.sh
 # shellcheck source=../lib/wait.sh
 . ../lib/wait.sh
+# shellcheck source=../lib/modswap.sh
+. ../lib/modswap.sh
 
 ktap_begin root
 
+GPORT=6081 BPORT=6635 BMIN=50000 TOS=0x10
 A=rh-a-$$ B=rh-b-$$
 cleanup() {
 	ip netns del "$A" 2>/dev/null
 	ip netns del "$B" 2>/dev/null
+	# leave ours loaded for the suites that follow
+	[ "$(cat /sys/module/bareudp/srcversion 2>/dev/null)" = \
+		"$(modinfo -F srcversion "$ours")" ] || mod_swap bareudp "$ours"
 }
-trap cleanup EXIT
 
 a() { ip netns exec "$A" "$@"; }
-b() { ip netns exec "$B" "$@"; }
-# txp NS DEV: packets sent by DEV
-txp() { ip netns exec "$1" cat "/sys/class/net/$2/statistics/tx_packets"; }
+# both CMD: the shell command CMD in both namespaces, with $me/$peer/$p/$o
+# set for each and the tunnel parameters in the environment
+both() {
+	local v="GPORT=$GPORT BPORT=$BPORT BMIN=$BMIN TOS=$TOS"
+	# shellcheck disable=SC2086 # a list of assignments
+	a env $v me=1 peer=2 p=a o=b sh -e -c "$1" &&
+		ip netns exec "$B" env $v me=2 peer=1 p=b o=a sh -e -c "$1"
+}
+# txp DEV: packets sent by DEV in $A
+txp() { a cat "/sys/class/net/$1/statistics/tx_packets"; }
 
-ktap_set_plan 5
+ours=$(mod_path ours bareudp)
+kernel=$(mod_path kernel bareudp)
+[ -n "$ours" ] || ktap_exit_fail_msg "our bareudp is not installed"
+ktap_print_msg "bareudp: ours $ours, the kernel's ${kernel:-none}"
+trap cleanup EXIT
+
+# 5 checks per tunnel and family: geneve, ours, the kernel's bareudp
+tunnels=2
+[ -z "$kernel" ] || tunnels=3
+ktap_set_plan $((tunnels * 2 * 5))
 
 modprobe geneve || ktap_exit_fail_msg "cannot load geneve"
 if ! { ip netns add "$A" && ip netns add "$B" &&
@@ -43,77 +70,106 @@ if ! { ip netns add "$A" && ip netns add "$B" &&
 	ip link add a1 netns "$A" type veth peer name b1 netns "$B"; }; then
 	ktap_exit_fail_msg "cannot create the namespaces"
 fi
-for x in A B; do
-	if [ $x = A ]; then me=1 peer=2 p=a o=b; else me=2 peer=1 p=b o=a; fi
-	ip netns exec "${!x}" sh -e -c "
-		ip link set lo up
-		ip link set ${p}0 up
-		ip link set ${p}1 up
-		ip addr add fd00:1::$me/64 dev ${p}0 nodad
-		ip addr add fd00:2::$me/64 dev ${p}1 nodad
-		ip addr add fd00:f$p::$me/128 dev lo nodad
-		ip -6 route add fd00:f$o::$peer/128 via fd00:1::$peer src fd00:f$p::$me
-		ip -6 route add fd00:f$o::$peer/128 via fd00:2::$peer src fd00:f$p::$me table 100
-		ip link add gnv0 type geneve id 57 remote fd00:f$o::$peer dstport 6081
-		ip link set gnv0 up
-		ip addr add 10.57.0.$me/24 dev gnv0" ||
-		ktap_exit_fail_msg "cannot configure netns $x"
-done
+both '
+	sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0
+	ip link set lo up
+	for i in 0 1; do
+		ip link set $p$i up
+		ip addr add 10.$((i + 1)).0.$me/24 dev $p$i
+		ip addr add fd00:$((i + 1))::$me/64 dev $p$i nodad
+	done
+	ip addr add 10.250.0.$me/32 dev lo
+	ip addr add fd00:f$p::$me/128 dev lo nodad
+	ip route add 10.250.0.$peer/32 via 10.1.0.$peer src 10.250.0.$me
+	ip route add 10.250.0.$peer/32 via 10.2.0.$peer src 10.250.0.$me table 100
+	ip -6 route add fd00:f$o::$peer/128 via fd00:1::$peer src fd00:f$p::$me
+	ip -6 route add fd00:f$o::$peer/128 via fd00:2::$peer src fd00:f$p::$me table 100
+	ip link add gnv4 type geneve id 4 remote 10.250.0.$peer dstport $GPORT tos $TOS
+	ip link add gnv6 type geneve id 6 remote fd00:f$o::$peer dstport $GPORT tos $TOS
+	ip link set gnv4 up
+	ip link set gnv6 up
+	ip addr add 10.57.4.$me/24 dev gnv4
+	ip addr add 10.57.6.$me/24 dev gnv6' ||
+	ktap_exit_fail_msg "cannot configure the namespaces"
+wait_for 10 a ping -c 1 -W 1 -I 10.250.0.1 10.250.0.2 >/dev/null ||
+	ktap_exit_fail_msg "the IPv4 underlay does not answer"
 wait_for 10 a ping -6 -c 1 -W 1 -I fd00:fa::1 fd00:fb::2 >/dev/null ||
 	ktap_exit_fail_msg "the IPv6 underlay does not answer"
 
-# ping_over N: N pings through geneve; sets d0/d1 to the packets a0/a1
-# sent meanwhile and ok to 1 when every ping was answered
-ping_over() {
-	local a0 a1
-	a0=$(txp "$A" a0) a1=$(txp "$A" a1)
-	ok=1
-	a ping -q -c "$1" -i 0.05 -W 2 10.57.0.2 >/dev/null || ok=0
-	d0=$(($(txp "$A" a0) - a0)) d1=$(($(txp "$A" a1) - a1))
-}
-
-# first contact resolves neighbours; wait until the tunnel answers
-wait_for 20 a ping -c 1 -W 1 10.57.0.2 >/dev/null
-ping_over 20
-ktap_print_msg "without a rule: a0 +$d0, a1 +$d1 packets"
-ktap_test_result "geneve over IPv6 passes traffic (main table: a0)" \
-	test "$ok" = 1 -a "$d0" -ge 20 -a "$d1" -lt 20
-
-# rule SELECTOR...: replace both namespaces' rule 100 (ipproto 17:
-# the guest has no /etc/protocols to resolve "udp")
+# rule SELECTOR...: replace both namespaces' rule 100, both families
+# (ipproto 17: the guest has no /etc/protocols to resolve "udp")
 rule() {
-	local x
+	local x f
 	for x in A B; do
-		ip netns exec "${!x}" ip -6 rule del pref 100 2>/dev/null
-		ip netns exec "${!x}" ip -6 rule add pref 100 ipproto 17 "$@" lookup 100 ||
-			ktap_exit_fail_msg "cannot add the rule '$*'"
+		for f in -4 -6; do
+			ip netns exec "${!x}" ip "$f" rule del pref 100 2>/dev/null
+			[ $# = 0 ] && continue
+			ip netns exec "${!x}" ip "$f" rule add pref 100 ipproto 17 "$@" lookup 100 ||
+				ktap_exit_fail_msg "cannot add the rule '$*'"
+		done
 	done
 }
 
-rule dport 6081
-ping_over 20
-ktap_print_msg "with 'ipproto 17 dport 6081 lookup 100': a0 +$d0, a1 +$d1 packets"
-ktap_test_result "a destination-port policy rule steers geneve (a1)" \
-	test "$ok" = 1 -a "$d1" -ge 20 -a "$d0" -lt 20
+# steered NAME DST PATH: 10 pings to DST must all be answered and their
+# tunnel packets all leave $A on PATH (a0: main table, a1: table 100)
+steered() {
+	local name=$1 dst=$2 want=$3 other c0 c1 d ok=1
+	[ "$want" = a0 ] && other=a1 || other=a0
+	c0=$(txp "$want") c1=$(txp "$other")
+	a ping -q -c 10 -i 0.05 -W 2 "$dst" >/dev/null || ok=0
+	d=$(($(txp "$want") - c0))
+	c1=$(($(txp "$other") - c1))
+	ktap_test_result "$name: on $want ($d packets, $other $c1, all answered: $ok)" \
+		test "$ok" = 1 -a "$d" -ge 10 -a "$c1" -lt 10
+}
 
-# a rule on another port must not match the tunnel
-rule dport 6082
-ping_over 20
-ktap_print_msg "with 'dport 6082 lookup 100': a0 +$d0, a1 +$d1 packets"
-ktap_test_result "a rule on another port leaves geneve on the main table" \
-	test "$ok" = 1 -a "$d0" -ge 20 -a "$d1" -lt 20
+# checks NAME DST PORT SPORTS: the five checks of one tunnel whose
+# packets go to UDP port PORT from source ports in the range SPORTS
+checks() {
+	local name=$1 dst=$2 port=$3 sports=$4
+	# first contact resolves neighbours; wait until the tunnel answers
+	wait_for 20 a ping -c 1 -W 1 "$dst" >/dev/null
+	rule
+	steered "$name, no rule" "$dst" a0
+	rule dport "$port"
+	steered "$name, rule dport $port" "$dst" a1
+	rule dport $((port + 1))
+	steered "$name, rule dport $((port + 1))" "$dst" a0
+	rule sport "$sports"
+	steered "$name, rule sport $sports" "$dst" a1
+	rule tos "$TOS"
+	steered "$name, rule tos $TOS" "$dst" a1
+	rule
+}
 
-# the source port: geneve hashes the flow into 1..65534; the kernel
-# refuses a port range that starts at 0 or ends at 65535
-rule sport 1-65534
-ping_over 20
-ktap_print_msg "with 'sport 1-65534 lookup 100': a0 +$d0, a1 +$d1 packets"
-ktap_test_result "a source-port policy rule steers geneve (a1)" \
-	test "$ok" = 1 -a "$d1" -ge 20 -a "$d0" -lt 20
+# geneve hashes the flow into 1..65534 (the kernel refuses a port range
+# that ends at 65535)
+checks "geneve over IPv4" 10.57.4.2 $GPORT 1-65534
+checks "geneve over IPv6" 10.57.6.2 $GPORT 1-65534
 
-# bareudp (ours) on this kernel: built by DKMS through the compat probes
-m=$(modinfo -n bareudp 2>/dev/null)
-ktap_test_result "our bareudp is built for this kernel (${m:-none})" \
-	sh -c "case '$m' in */updates/dkms/*) exit 0;; *) exit 1;; esac"
+# bareudp KIND PATH: bareudp from PATH over both underlays
+bareudp() {
+	mod_swap bareudp "$2" || ktap_exit_fail_msg "cannot load $2"
+	# (the IPv6 encap calls its DS field "tc"; "tos" after it would be
+	# the route's own TOS selector)
+	both '
+		ip link add bu0 type bareudp dstport $BPORT ethertype ipv4 srcportmin $BMIN
+		ip link set bu0 up
+		ip addr add 10.58.4.$me/32 dev lo
+		ip addr add 10.58.6.$me/32 dev lo
+		ip route add 10.58.4.$peer/32 encap ip id 0 dst 10.250.0.$peer tos $TOS \
+			dev bu0 src 10.58.4.$me
+		ip route add 10.58.6.$peer/32 encap ip6 id 0 dst fd00:f$o::$peer tc $TOS \
+			dev bu0 src 10.58.6.$me' ||
+		ktap_exit_fail_msg "cannot create $1 bareudp"
+	checks "$1 bareudp over IPv4" 10.58.4.2 $BPORT "$BMIN-65534"
+	checks "$1 bareudp over IPv6" 10.58.6.2 $BPORT "$BMIN-65534"
+	both 'ip link del bu0
+		ip addr del 10.58.4.$me/32 dev lo
+		ip addr del 10.58.6.$me/32 dev lo'
+}
+
+bareudp ours "$ours"
+[ -z "$kernel" ] || bareudp "the kernel's" "$kernel"
 
 ktap_finished
