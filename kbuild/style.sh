@@ -4,9 +4,10 @@
 #
 # style.sh CACHEDIR
 #
-# checkpatch.pl --strict --no-tree on every module and compat source, taken
-# from the packaged linux-source-6.12 tarball (Debian's header packages do
-# not ship it) and cached; shellcheck on every shell script.
+# checkpatch.pl --strict --no-tree on every module and compat source and on
+# the companion patch series, taken from the packaged linux-source-6.12
+# tarball (Debian's header packages do not ship it) and cached; shellcheck
+# on every shell script.
 set -euo pipefail
 cache=$1
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,6 +32,13 @@ echo "style: checkpatch --strict on ${#csrc[@]} files"
 "$cp_dir/scripts/checkpatch.pl" --no-tree --strict --terse --show-types \
 	--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG,CAMELCASE \
 	-f "${csrc[@]}" || rc=1
+
+# The series by absolute path: checkpatch reads a path that git tracks as
+# a source file (as with -f), not as a patch.
+mapfile -t series < <(git ls-files 'patches/*.patch')
+echo "style: checkpatch --strict on ${#series[@]} companion patches"
+"$cp_dir/scripts/checkpatch.pl" --no-tree --strict --terse --show-types \
+	--ignore FILE_PATH_CHANGES "${series[@]/#/$top/}" || rc=1
 
 mapfile -t scripts < <(git ls-files | while read -r f; do
 	case $f in *.sh | vm/guest/* | .ci/run) echo "$f" ;; esac
