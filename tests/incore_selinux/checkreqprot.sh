@@ -2,8 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 # Copyright (C) 2026 The mw57 authors.
 #
-# checkreqprot on a guest booted with "security=selinux checkreqprot=1"
-# (no policy is loaded; selinuxfs works without one):
+# checkreqprot on a guest booted with "security=selinux checkreqprot=1".
+#
+# What it decides, with a policy loaded (execmem.cil: "process execmem"
+# never allowed, everything else allowed) and enforcing on: a PROT_READ
+# anonymous mapping of a READ_IMPLIES_EXEC process, which the kernel maps
+# executable, is checked as requested (PROT_READ: allowed) on Debian 6.1,
+# and as applied (PROT_EXEC: execmem, refused) where checkreqprot is gone.
+# PROT_READ alone must map and PROT_READ|PROT_EXEC be refused everywhere,
+# or the policy proves nothing.  Then the interface:
 #
 #   Debian 6.1 (deprecated, still effective): the boot parameter is logged
 #     as deprecated and takes effect (reads 1); a write of 1 sleeps 5 s,
@@ -34,7 +41,7 @@ grep -qw selinux /sys/kernel/security/lsm ||
 mountpoint -q "$fs" || mount -t selinuxfs selinuxfs "$fs" ||
 	ktap_exit_fail_msg "cannot mount selinuxfs"
 
-ktap_set_plan 7
+ktap_set_plan 11
 
 # write_crp VALUE: write VALUE to checkreqprot; sets wrc (0 or errno text)
 # and wsecs (whole seconds the write took)
@@ -65,6 +72,27 @@ ktap_test_result "boot parameter logged: '$boot_pat'" \
 got=$(cat "$fs/checkreqprot")
 ktap_test_result "reads $want_boot after boot with checkreqprot=1 (got $got)" \
 	test "$got" = "$want_boot"
+
+# the mappings, while checkreqprot still has its boot value
+enforce() { echo "$1" >"$fs/enforce"; }
+trap 'enforce 0 2>/dev/null' EXIT
+cat "$MW57_BIN/execmem.pol" >"$fs/load" || ktap_exit_fail_msg "cannot load execmem.pol"
+enforce 1 || ktap_exit_fail_msg "cannot switch to enforcing"
+r=$(crp_mmap r) rx=$(crp_mmap rx) rie=$(crp_mmap rie)
+enforce 0
+ktap_print_msg "enforcing: PROT_READ: $r; PROT_READ|PROT_EXEC: $rx; PROT_READ with READ_IMPLIES_EXEC: $rie"
+ktap_test_result "policy: PROT_READ maps ($r)" test "$r" = "ok r--p"
+ktap_test_result "policy: PROT_READ|PROT_EXEC is refused, execmem ($rx)" test "$rx" = EACCES
+if [ $mode = effective ]; then
+	ktap_test_result "READ_IMPLIES_EXEC: PROT_READ checked as requested, mapped executable ($rie)" \
+		test "$rie" = "ok r-xp"
+else
+	ktap_test_result "READ_IMPLIES_EXEC: PROT_READ checked as PROT_EXEC, refused ($rie)" \
+		test "$rie" = EACCES
+fi
+rie=$(crp_mmap rie)
+ktap_test_result "READ_IMPLIES_EXEC maps PROT_READ executable when permissive ($rie)" \
+	test "$rie" = "ok r-xp"
 
 write_crp 0
 got=$(cat "$fs/checkreqprot")
