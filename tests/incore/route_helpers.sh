@@ -37,8 +37,7 @@ cleanup() {
 	ip netns del "$A" 2>/dev/null
 	ip netns del "$B" 2>/dev/null
 	# leave ours loaded for the suites that follow
-	[ "$(cat /sys/module/bareudp/srcversion 2>/dev/null)" = \
-		"$(modinfo -F srcversion "$ours")" ] || mod_swap bareudp "$ours"
+	mod_live bareudp "$ours" || mod_swap bareudp "$ours"
 }
 
 a() { ip netns exec "$A" "$@"; }

@@ -17,7 +17,7 @@ mod_path() {
 # one in /sys/module (the debug kernel sets MODULE_SRCVERSION_ALL:
 # in-tree modules have one)
 mod_swap() {
-	local deps want
+	local deps
 	if [ -d "/sys/module/$1" ]; then
 		modprobe -r "$1" 2>/dev/null || rmmod "$1" || return 1
 	fi
@@ -25,6 +25,12 @@ mod_swap() {
 	# shellcheck disable=SC2086 # a list of module names
 	[ -z "$deps" ] || modprobe -a $deps || return 1
 	insmod "$2" || return 1
+	mod_live "$1" "$2"
+}
+
+# mod_live MODULE PATH: the loaded MODULE is the object at PATH (srcversion)
+mod_live() {
+	local want
 	want=$(modinfo -F srcversion "$2")
-	[ -n "$want" ] && [ "$(cat "/sys/module/$1/srcversion")" = "$want" ]
+	[ -n "$want" ] && [ "$(cat "/sys/module/$1/srcversion" 2>/dev/null)" = "$want" ]
 }
