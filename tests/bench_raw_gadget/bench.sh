@@ -52,10 +52,7 @@ trap cleanup EXIT
 
 modprobe -r usbtest 2>/dev/null
 rg_modules num=3 || ktap_exit_fail_msg "cannot load dummy_hcd num=3 and raw_gadget"
-for m in libcomposite usb_f_ss_lb usb_f_fs; do
-	modprobe "$m" || ktap_exit_fail_msg "cannot load $m"
-done
-mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
+configfs_up libcomposite usb_f_ss_lb usb_f_fs || ktap_exit_fail_msg "no configfs gadget support"
 
 gadget() { # gadget NAME PID FUNCTION: configfs gadget, function not linked
 	local g=$CFG/mw57$1

@@ -30,6 +30,21 @@ rg_suite_start() {
 	tmp=$(mktemp -d "/tmp/rg-$name.XXXXXX")
 }
 
+# configfs_up MODULE...: load the gadget function modules (libcomposite
+# pulls in configfs) and have configfs mounted.  Loading configfs starts
+# systemd's sys-kernel-config.mount, which races our mount: losing that
+# race ("already mounted") still leaves configfs where we want it.
+configfs_up() {
+	local m
+	for m in "$@"; do
+		modprobe "$m" || { echo "# cannot load $m"; return 1; }
+	done
+	mountpoint -q /sys/kernel/config ||
+		mount -t configfs configfs /sys/kernel/config 2>/dev/null ||
+		mountpoint -q /sys/kernel/config ||
+		{ echo "# cannot mount configfs"; return 1; }
+}
+
 # configfs_gadget_down G FUNC: unbind configfs gadget directory G from
 # its UDC and remove it, with its one function FUNC (e.g. SourceSink.0)
 configfs_gadget_down() {

@@ -32,12 +32,7 @@ trap cleanup EXIT
 
 rg_suite_start udc_reuse is_super_speed=1
 ktap_set_plan 5
-for m in libcomposite usb_f_ss_lb; do
-	modprobe $m || ktap_exit_fail_msg "cannot load $m"
-done
-mountpoint -q /sys/kernel/config ||
-	mount -t configfs configfs /sys/kernel/config ||
-	ktap_exit_fail_msg "cannot mount configfs"
+configfs_up libcomposite usb_f_ss_lb || ktap_exit_fail_msg "no configfs gadget support"
 
 gadget_up() {
 	mkdir -p "$G/strings/0x409" "$G/configs/c.1/strings/0x409" \

@@ -26,13 +26,8 @@ G=/sys/kernel/config/usb_gadget/mw57zero
 
 rg_suite_start usbtest num=2
 modprobe -r usbtest 2>/dev/null
-for m in "usbtest pattern=1" libcomposite usb_f_ss_lb; do
-	# shellcheck disable=SC2086 # module name and parameter
-	modprobe $m || ktap_exit_fail_msg "cannot load $m"
-done
-mountpoint -q /sys/kernel/config ||
-	mount -t configfs configfs /sys/kernel/config ||
-	ktap_exit_fail_msg "cannot mount configfs"
+modprobe usbtest pattern=1 || ktap_exit_fail_msg "cannot load usbtest pattern=1"
+configfs_up libcomposite usb_f_ss_lb || ktap_exit_fail_msg "no configfs gadget support"
 [ -d /sys/kernel/config/usb_gadget ] || ktap_exit_fail_msg "no usb_gadget in configfs"
 
 zero=
