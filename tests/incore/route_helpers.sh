@@ -49,8 +49,6 @@ both() {
 	a env $v me=1 peer=2 p=a o=b sh -e -c "$1" &&
 		ip netns exec "$B" env $v me=2 peer=1 p=b o=a sh -e -c "$1"
 }
-# txp DEV: packets sent by DEV in $A
-txp() { a cat "/sys/class/net/$1/statistics/tx_packets"; }
 
 ours=$(mod_path ours bareudp)
 kernel=$(mod_path kernel bareudp)
@@ -96,30 +94,33 @@ wait_for 10 a ping -6 -c 1 -W 1 -I fd00:fa::1 fd00:fb::2 >/dev/null ||
 	ktap_exit_fail_msg "the IPv6 underlay does not answer"
 
 # rule SELECTOR...: replace both namespaces' rule 100, both families
-# (ipproto 17: the guest has no /etc/protocols to resolve "udp")
+# (ipproto 17: the guest has no /etc/protocols to resolve "udp"), in one
+# namespace entry each: "ip netns exec" makes a mount namespace and
+# mounts a sysfs for every command it runs.
 rule() {
-	local x f
-	for x in A B; do
+	SEL="$*" both '
 		for f in -4 -6; do
-			ip netns exec "${!x}" ip "$f" rule del pref 100 2>/dev/null
-			[ $# = 0 ] && continue
-			ip netns exec "${!x}" ip "$f" rule add pref 100 ipproto 17 "$@" lookup 100 ||
-				ktap_exit_fail_msg "cannot add the rule '$*'"
-		done
-	done
+			ip $f rule del pref 100 2>/dev/null || :
+			[ -z "$SEL" ] || ip $f rule add pref 100 ipproto 17 $SEL lookup 100
+		done' || ktap_exit_fail_msg "cannot add the rule '$*'"
 }
 
 # steered NAME DST PATH: 10 pings to DST must all be answered and their
-# tunnel packets all leave $A on PATH (a0: main table, a1: table 100)
+# tunnel packets all leave $A on PATH (a0: main table, a1: table 100);
+# the counters and the pings in one namespace entry
 steered() {
-	local name=$1 dst=$2 want=$3 other c0 c1 d ok=1
+	local name=$1 dst=$2 want=$3 other c d o
 	[ "$want" = a0 ] && other=a1 || other=a0
-	c0=$(txp "$want") c1=$(txp "$other")
-	a ping -q -c 10 -i 0.05 -W 2 "$dst" >/dev/null || ok=0
-	d=$(($(txp "$want") - c0))
-	c1=$(($(txp "$other") - c1))
-	ktap_test_result "$name: on $want ($d packets, $other $c1, all answered: $ok)" \
-		test "$ok" = 1 -a "$d" -ge 10 -a "$c1" -lt 10
+	# counters of $want and $other, 1 if every ping was answered, counters
+	mapfile -t c < <(a sh -c '
+		s=/sys/class/net t=statistics/tx_packets
+		cat $s/$1/$t $s/$2/$t
+		ping -q -c 10 -i 0.05 -W 2 "$3" >/dev/null && echo 1 || echo 0
+		cat $s/$1/$t $s/$2/$t' sh "$want" "$other" "$dst")
+	[ ${#c[@]} = 5 ] || ktap_exit_fail_msg "cannot read the counters of $want and $other"
+	d=$((c[3] - c[0])) o=$((c[4] - c[1]))
+	ktap_test_result "$name: on $want ($d packets, $other $o, all answered: ${c[2]})" \
+		test "${c[2]}" = 1 -a "$d" -ge 10 -a "$o" -lt 10
 }
 
 # checks NAME DST PORT SPORTS: the five checks of one tunnel whose
