@@ -45,7 +45,10 @@ export PATH=$MW57_BIN:$PATH
 # mounts it): warm runs only rebuild what changed.  Debian's header
 # packages have a knob for it (DEBIAN_KERNEL_USE_CCACHE); headers from
 # `make bindeb-pkg` (the debug kernel) call plain gcc, found in PATH.
-if mountpoint -q /mnt/ccache && command -v ccache >/dev/null; then
+nocache=
+mountpoint -q /mnt/ccache || nocache="/mnt/ccache is not mounted"
+command -v ccache >/dev/null || nocache="no ccache in the guest"
+if [ -z "$nocache" ]; then
 	export CCACHE_DIR=/mnt/ccache DEBIAN_KERNEL_USE_CCACHE=1 CCACHE=ccache
 	[ -f "/lib/modules/$kver/build/.kernelvariables" ] ||
 		export PATH=/usr/lib/ccache:$PATH
@@ -179,7 +182,7 @@ else
 		prefixed dkms build -m "$pkg" -v "$ver" -k "$kver"
 		rc=$?
 		echo "# took $((SECONDS - t0)) s"
-		[ -z "${CCACHE_DIR:-}" ] || echo "# ccache: $(ccache -s 2>/dev/null | grep -iE 'hits|misses' | xargs)"
+		echo "# ccache: ${CCACHE_DIR:+$(ccache -s 2>/dev/null | grep -iE 'hits|misses' | xargs)}${CCACHE_DIR:-not used: $nocache}"
 		[ $rc -eq 0 ] || dkms_log "$pkg"
 		[ $rc -ne 77 ] || rc=1	# excluded: this kernel must be supported
 		result $rc "dkms: build $pkg for $kver"
