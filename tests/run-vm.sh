@@ -572,7 +572,11 @@ boot() {
 
 for r in "${!imgs[@]}"; do echo "run-vm: image $r ${imgs[$r]}"; done
 echo "run-vm: run directory $run"
-for l in "${order[@]}"; do mkdir -p "$run/$l"; done
+# (a reused --out directory: nothing of an earlier run may count)
+for l in "${order[@]}"; do
+	rm -rf "${run:?}/$l" "$run/$l"@* "$run/$l"+* "$run/$l-install"
+	mkdir -p "$run/$l"
+done
 # The guests run side by side (--jobs, default 2): much of a test waits on
 # the guest's timers (enumeration, fuzz duration, ping), so two guests
 # share the two host cores better than one after the other.  A kernel's
@@ -580,16 +584,39 @@ for l in "${order[@]}"; do mkdir -p "$run/$l"; done
 # its job computes them (the debug kernel's after its build).
 # the guests of a kernel: the main one, then one per guest= name
 shards=$(for x in "${suites[@]}"; do setting "$x" guest; done | sort -u | xargs)
+queue=()
 for label in "${order[@]}"; do
 	for g in "$label" $([ -n "$shell" ] || for n in $shards; do echo "$label@$n"; done); do
-		while [ "$(for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && echo "$p"; done | wc -l)" -ge "$jobs" ]; do
-			wait -n 2>/dev/null || true
-		done
-		# (an explicit stdin: a background job's is /dev/null, and
-		# --shell's guest reads this terminal)
-		boot "$g" <&0 &
-		pids+=($!)
+		queue+=("$g")
 	done
+done
+# ready GUEST: a kernel's main guest may start at once; its other guests
+# take its DKMS install, so they start when that is there (or when the
+# main guest failed or ended): until then a guest would only wait, and
+# its job slot runs the next guest in the queue meanwhile
+ready() {
+	local l=${1%@*}
+	[ "$1" = "$l" ] || [ -f "$run/$l/dkms.tar" ] || [ -f "$run/$l/dkms.failed" ] ||
+		[ -f "$run/$l/time" ] || [ -f "$run/$l/prepare-failed" ]
+}
+while [ ${#queue[@]} -gt 0 ]; do
+	while [ "$(for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && echo "$p"; done | wc -l)" -ge "$jobs" ]; do
+		wait -n 2>/dev/null || true
+	done
+	next=
+	for i in "${!queue[@]}"; do
+		ready "${queue[$i]}" && { next=$i; break; }
+	done
+	if [ -z "$next" ]; then
+		sleep 2
+		continue
+	fi
+	# (an explicit stdin: a background job's is /dev/null, and
+	# --shell's guest reads this terminal)
+	boot "${queue[$next]}" <&0 &
+	pids+=($!)
+	unset "queue[$next]"
+	queue=("${queue[@]}")
 done
 for p in "${pids[@]}"; do wait "$p" || true; done
 [ -n "$shell" ] && exit 0
