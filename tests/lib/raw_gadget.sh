@@ -30,6 +30,28 @@ rg_suite_start() {
 	tmp=$(mktemp -d "/tmp/rg-$name.XXXXXX")
 }
 
+# rg_prog_start PROG [DUMMY_HCD_ARGS...]: for a test whose TAP the C
+# program PROG prints: root, the modules loaded, PROG built.  A failure
+# prints the TAP header and ends the test.
+rg_prog_start() {
+	local prog=$1
+	shift
+	[ "$(id -u)" -eq 0 ] || { ktap_print_header; ktap_skip_all "needs root"; }
+	rg_modules "$@" ||
+		{ ktap_print_header; ktap_exit_fail_msg "cannot load dummy_hcd${*:+ $*} and raw_gadget"; }
+	command -v "$prog" >/dev/null || { ktap_print_header; ktap_exit_fail_msg "$prog not built"; }
+}
+
+# rg_dyndbg QUERY WHAT: turn on the pr_debug()s that the dynamic debug
+# QUERY selects, until the test exits (its EXIT trap); WHAT names them in
+# the failure message
+rg_dyndbg() {
+	rg_ddq=$1
+	trap 'echo "$rg_ddq -p" >/proc/dynamic_debug/control' EXIT
+	echo "$rg_ddq +p" >/proc/dynamic_debug/control ||
+		{ ktap_print_header; ktap_exit_fail_msg "cannot turn on $2"; }
+}
+
 # configfs_up MODULE...: load the gadget function modules (libcomposite
 # pulls in configfs) and have configfs mounted.  Loading configfs starts
 # systemd's sys-kernel-config.mount, which races our mount: losing that

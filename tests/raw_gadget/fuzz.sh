@@ -13,8 +13,7 @@ cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/raw_gadget.sh
 . ../lib/raw_gadget.sh
 
-[ "$(id -u)" -eq 0 ] || { ktap_print_header; ktap_skip_all "needs root"; }
-rg_modules num=2 || { ktap_print_header; ktap_exit_fail_msg "cannot load dummy_hcd num=2 and raw_gadget"; }
+rg_prog_start rg_fuzz num=2
 rg_fuzz "${RG_FUZZ_SECONDS:-30}" 4
 rc=$?
 # after the fuzzer: no fd left, and the module goes away cleanly

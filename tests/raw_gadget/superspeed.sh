@@ -14,14 +14,7 @@ cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/raw_gadget.sh
 . ../lib/raw_gadget.sh
 
-DDC=/proc/dynamic_debug/control
-# shellcheck disable=SC2089 # the quotes are for the control file's parser
-LINE='module dummy_hcd format "maxpacket %d stream"'
-[ "$(id -u)" -eq 0 ] || { ktap_print_header; ktap_skip_all "needs root"; }
-rg_modules is_super_speed=1 || { ktap_print_header; ktap_exit_fail_msg "cannot load dummy_hcd is_super_speed=1 and raw_gadget"; }
-command -v rg_ss >/dev/null || { ktap_print_header; ktap_exit_fail_msg "rg_ss not built"; }
-# shellcheck disable=SC2090 # as above
-trap 'echo "$LINE -p" >$DDC' EXIT
-echo "$LINE +p" >$DDC ||
-	{ ktap_print_header; ktap_exit_fail_msg "cannot turn on dummy_hcd's enable message"; }
+rg_prog_start rg_ss is_super_speed=1
+# (the quotes are for the control file's parser)
+rg_dyndbg 'module dummy_hcd format "maxpacket %d stream"' "dummy_hcd's enable message"
 rg_ss

@@ -13,7 +13,5 @@ cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/raw_gadget.sh
 . ../lib/raw_gadget.sh
 
-[ "$(id -u)" -eq 0 ] || { ktap_print_header; ktap_skip_all "needs root"; }
-rg_modules || { ktap_print_header; ktap_exit_fail_msg "cannot load dummy_hcd and raw_gadget"; }
-command -v rg_inflight >/dev/null || { ktap_print_header; ktap_exit_fail_msg "rg_inflight not built"; }
+rg_prog_start rg_inflight
 exec rg_inflight
