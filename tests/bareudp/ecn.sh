@@ -14,7 +14,7 @@
 #   decap: outer CE (set by tc pedit on B's underlay) + inner ECT(0) ->
 #          inner CE; outer CE + inner not-ECT -> dropped, counted in
 #          rx_frame_errors, logged with the outer source and TOS
-# shellcheck disable=SC2016 # bu_both's commands expand in the netns shell
+# shellcheck disable=SC2016 # ns_both's commands expand in the netns shell
 set -u
 cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/ktap.sh
@@ -25,7 +25,7 @@ ktap_begin root
 . ../lib/bareudp.sh
 bu_setup
 bu_modules act_pedit act_csum cls_u32 act_tunnel_key cls_matchall
-bu_both '
+ns_both '
 	ip link add bu0 type bareudp dstport 6640 ethertype ipv4
 	ip link set bu0 up
 	ip route add 192.168.$peer.1/32 encap ip id 0 dst 10.0.0.$peer dev bu0 src 192.168.$me.1

@@ -35,8 +35,8 @@ ktap_test_result "mtu given at creation (ip link add ... mtu 1400) is kept" \
 		ip netns exec $A ip link show bux | grep -q 'mtu 1400 '"
 a ip link del bux
 
-# shellcheck disable=SC2016 # bu_both's commands expand in the netns shell
-bu_both '
+# shellcheck disable=SC2016 # ns_both's commands expand in the netns shell
+ns_both '
 	ip link add bu0 type bareudp dstport 6640 ethertype ipv4
 	ip link set bu0 mtu 1400 up
 	ip route add 192.168.$peer.1/32 encap ip id 0 dst 10.0.0.$peer dev bu0 src 192.168.$me.1

@@ -14,7 +14,7 @@
 #   bu4  MinSourcePort=49152, where this systemd has the key (trixie's
 #        does); bookworm's 252 has not: there bu4 has no such line and
 #        must report srcportmin 0
-# shellcheck disable=SC2016 # bu_both's commands expand in the netns shell
+# shellcheck disable=SC2016 # ns_both's commands expand in the netns shell
 set -u
 cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/ktap.sh

@@ -16,7 +16,7 @@
 # error; 6.1 learns an IPv6 one only through the socket.  The next inner
 # packet of 1500 bytes lowers the inner route's PMTU to 1400 minus the
 # outer headers, and a packet of that size gets through.
-# shellcheck disable=SC2016 # bu_both's commands expand in the netns shell
+# shellcheck disable=SC2016 # ns_both's commands expand in the netns shell
 set -u
 cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/ktap.sh
@@ -46,7 +46,7 @@ r sh -e -c '
 	ip addr add 10.2.0.1/24 dev r1
 	ip addr add fd20::1/64 dev r1 nodad' ||
 	ktap_exit_fail_msg "cannot configure R"
-bu_both 'i=b1; [ $me = 2 ] || i=a1
+ns_both 'i=b1; [ $me = 2 ] || i=a1
 	ip link set $i up
 	ip addr add 10.$me.0.$me/24 dev $i
 	ip addr add fd${me}0::$me/64 dev $i nodad
@@ -56,7 +56,7 @@ bu_both 'i=b1; [ $me = 2 ] || i=a1
 wait_for 10 a ping -6 -c 1 -W 1 fd20::2 >/dev/null ||
 	ktap_exit_fail_msg "the routed IPv6 underlay does not answer"
 
-bu_both 'ip link add bu0 type bareudp dstport 6640 ethertype ipv4
+ns_both 'ip link add bu0 type bareudp dstport 6640 ethertype ipv4
 	ip link set bu0 up' || ktap_exit_fail_msg "cannot create the tunnels"
 ok=$(a python3 nl.py dfroute 192.168.2.1/32 bu0 10.2.0.2 192.168.1.1)$(
 	a python3 nl.py dfroute 192.168.12.1/32 bu0 fd20::2 192.168.11.1)

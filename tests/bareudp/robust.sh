@@ -9,7 +9,7 @@
 # a namespace and unloading the module all while a ping flood runs through
 # the tunnel.  Splats and taint are checked for the whole run by
 # tests/run.sh.
-# shellcheck disable=SC2016 # bu_both's commands expand in the netns shell
+# shellcheck disable=SC2016 # ns_both's commands expand in the netns shell
 set -u
 cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/ktap.sh
@@ -21,7 +21,7 @@ ktap_begin root
 bu_setup
 bu_on_exit modprobe bareudp
 tunnel() {
-	bu_both '
+	ns_both '
 		ip link add bu0 type bareudp dstport 6635 ethertype ipv4
 		ip link set bu0 up
 		ip route add 192.168.$peer.1/32 encap ip id 0 dst 10.0.0.$peer dev bu0 src 192.168.$me.1'

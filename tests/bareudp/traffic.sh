@@ -14,7 +14,7 @@
 # underlay, the outer TTL/hop limit (route default, not 0), source ports
 # from srcportmin, per-CPU counters, and TCP with UDP-tunnel segmentation
 # off on the underlay (software GSO needs the right inner protocol).
-# shellcheck disable=SC2016 # bu_both's commands expand in the netns shell
+# shellcheck disable=SC2016 # ns_both's commands expand in the netns shell
 set -u
 cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/ktap.sh
@@ -24,7 +24,7 @@ ktap_begin root
 # shellcheck source=../lib/bareudp.sh
 . ../lib/bareudp.sh
 bu_setup
-bu_both '
+ns_both '
 	ip link add bu0 type bareudp dstport 6635 ethertype ipv4 srcportmin 49152 multiproto
 	ip link set bu0 mtu 1400 up
 	ip route add 192.168.$peer.1/32 encap ip id 0 dst 10.0.0.$peer dev bu0 src 192.168.$me.1

@@ -21,8 +21,8 @@ ktap_test_result "IPv6 is disabled (no /proc/sys/net/ipv6)" test ! -e /proc/sys/
 BU_IPV6=0
 bu_setup
 bu_on_exit modprobe bareudp
-# shellcheck disable=SC2016 # bu_both's commands expand in the netns shell
-ktap_test_result "create bareudp devices (ipv4 multiproto, mpls_uc)" bu_both '
+# shellcheck disable=SC2016 # ns_both's commands expand in the netns shell
+ktap_test_result "create bareudp devices (ipv4 multiproto, mpls_uc)" ns_both '
 	ip link add bu0 type bareudp dstport 6635 ethertype ipv4 multiproto
 	ip link set bu0 up
 	ip link add bum type bareudp dstport 6636 ethertype mpls_uc

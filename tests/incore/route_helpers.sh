@@ -19,7 +19,7 @@
 # and, where the kernel has one (the debug kernel), as the kernel's own:
 # on the patched 6.1 that is the in-tree bareudp converted by patch 0002,
 # which must pass its ports and DS field to the completed helpers.
-# shellcheck disable=SC2016 # both's commands expand in the netns shell
+# shellcheck disable=SC2016 # ns_both's commands expand in the netns shell
 set -u
 cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/ktap.sh
@@ -28,10 +28,13 @@ cd "$(dirname "$0")" || exit 1
 . ../lib/wait.sh
 # shellcheck source=../lib/modswap.sh
 . ../lib/modswap.sh
+# shellcheck source=../lib/netns.sh
+. ../lib/netns.sh
 
 ktap_begin root
 
-GPORT=6081 BPORT=6635 BMIN=50000 TOS=0x10
+# (exported: the commands of ns_both read them)
+export GPORT=6081 BPORT=6635 BMIN=50000 TOS=0x10
 A=rh-a-$$ B=rh-b-$$
 cleanup() {
 	ip netns del "$A" 2>/dev/null
@@ -40,15 +43,6 @@ cleanup() {
 	mod_live bareudp "$ours" || mod_swap bareudp "$ours"
 }
 
-a() { ip netns exec "$A" "$@"; }
-# both CMD: the shell command CMD in both namespaces, with $me/$peer/$p/$o
-# set for each and the tunnel parameters in the environment
-both() {
-	local v="GPORT=$GPORT BPORT=$BPORT BMIN=$BMIN TOS=$TOS"
-	# shellcheck disable=SC2086 # a list of assignments
-	a env $v me=1 peer=2 p=a o=b sh -e -c "$1" &&
-		ip netns exec "$B" env $v me=2 peer=1 p=b o=a sh -e -c "$1"
-}
 
 ours=$(mod_path ours bareudp)
 kernel=$(mod_path kernel bareudp)
@@ -67,7 +61,7 @@ if ! { ip netns add "$A" && ip netns add "$B" &&
 	ip link add a1 netns "$A" type veth peer name b1 netns "$B"; }; then
 	ktap_exit_fail_msg "cannot create the namespaces"
 fi
-both '
+ns_both '
 	sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0
 	ip link set lo up
 	for i in 0 1; do
@@ -98,7 +92,7 @@ wait_for 10 a ping -6 -c 1 -W 1 -I fd00:fa::1 fd00:fb::2 >/dev/null ||
 # namespace entry each: "ip netns exec" makes a mount namespace and
 # mounts a sysfs for every command it runs.
 rule() {
-	SEL="$*" both '
+	SEL="$*" ns_both '
 		for f in -4 -6; do
 			ip $f rule del pref 100 2>/dev/null || :
 			[ -z "$SEL" ] || ip $f rule add pref 100 ipproto 17 $SEL lookup 100
@@ -152,7 +146,7 @@ bareudp() {
 	mod_swap bareudp "$2" || ktap_exit_fail_msg "cannot load $2"
 	# (the IPv6 encap calls its DS field "tc"; "tos" after it would be
 	# the route's own TOS selector)
-	both '
+	ns_both '
 		ip link add bu0 type bareudp dstport $BPORT ethertype ipv4 srcportmin $BMIN
 		ip link set bu0 up
 		ip addr add 10.58.4.$me/32 dev lo
@@ -164,7 +158,7 @@ bareudp() {
 		ktap_exit_fail_msg "cannot create $1 bareudp"
 	checks "$1 bareudp over IPv4" 10.58.4.2 $BPORT "$BMIN-65534"
 	checks "$1 bareudp over IPv6" 10.58.6.2 $BPORT "$BMIN-65534"
-	both 'ip link del bu0
+	ns_both 'ip link del bu0
 		ip addr del 10.58.4.$me/32 dev lo
 		ip addr del 10.58.6.$me/32 dev lo'
 }

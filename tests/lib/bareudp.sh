@@ -16,14 +16,13 @@
 
 # shellcheck source=../lib/wait.sh
 . ../lib/wait.sh
+# shellcheck source=../lib/netns.sh
+. ../lib/netns.sh
 
 A=bu-a-$$ B=bu-b-$$
 bu_tmp=$(mktemp -d /tmp/bu-test.XXXXXX)
 bu_pids=()
 bu_exit_cmds=()
-
-a() { ip netns exec "$A" "$@"; }
-b() { ip netns exec "$B" "$@"; }
 
 bu_bg() { bu_pids+=("$1"); }		# bu_bg PID: killed at exit
 bu_on_exit() { bu_exit_cmds+=("$*"); }	# bu_on_exit CMD...: run at exit
@@ -75,12 +74,6 @@ bu_setup() {
 	done
 	[ "${BU_IPV6:-1}" = 0 ] || wait_for 10 a ping -6 -c 1 -W 1 fd00::2 >/dev/null ||
 		ktap_exit_fail_msg "the IPv6 underlay does not answer"
-}
-
-# bu_both CMD: run the shell command CMD in both namespaces, with $me and
-# $peer set to 1 and 2 in A, 2 and 1 in B.
-bu_both() {
-	a sh -e -c "me=1 peer=2; $1" && b sh -e -c "me=2 peer=1; $1"
 }
 
 # bu_capture NS IFACE FILTER CMD...: run CMD (a traffic generator, one
