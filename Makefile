@@ -36,7 +36,7 @@ KVERS := $(if $(KVER),$(KVER),$(shell ls -d /lib/modules/*/build 2>/dev/null | \
 BENCHES := bench-raw-gadget bench-bareudp bench-uacce
 
 .PHONY: all modules clean-modules userspace dkms-install check-version style \
-	sparse unit deps probes matrix support-table vmtest smoke check clean $(BENCHES) deb
+	sparse unit deps probes matrix support-table vmtest smoke check clean $(BENCHES) deb mutants
 
 all:
 	@test -n "$(KVERS)" || { echo "no 6.1/6.12 header tree installed (make deps)"; exit 1; }
@@ -115,6 +115,11 @@ deb:
 	cd $(BUILD)/deb/mw57 && dpkg-buildpackage -us -uc
 	lintian --pedantic --info --fail-on error,warning,pedantic $(BUILD)/deb/*.changes
 	@ls $(BUILD)/deb/*.deb
+
+# Each known bug put back in a scratch copy, one at a time, against the
+# tests that must catch it (tests/mutants/*.patch); not part of check.
+mutants: deps
+	tests/mutants.sh $(MUTANTS)
 
 # Benchmarks, not tests: ratios measured side by side in one guest run.
 BENCH_KERNEL ?= 6.12
