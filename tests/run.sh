@@ -46,8 +46,10 @@ export PATH=$MW57_BIN:$PATH
 # packages have a knob for it (DEBIAN_KERNEL_USE_CCACHE); headers from
 # `make bindeb-pkg` (the debug kernel) call plain gcc, found in PATH.
 nocache=
-mountpoint -q /mnt/ccache || nocache="/mnt/ccache is not mounted"
-command -v ccache >/dev/null || nocache="no ccache in the guest"
+mountpoint -q /mnt/ccache ||
+	nocache="not used: /mnt/ccache is not a mount point ($(grep -c ' 9p ' /proc/self/mounts) 9p mounts: $(
+		awk '$3 == "9p" { printf "%s ", $2 }' /proc/self/mounts))"
+command -v ccache >/dev/null || nocache="not used: no ccache in the guest"
 if [ -z "$nocache" ]; then
 	export CCACHE_DIR=/mnt/ccache DEBIAN_KERNEL_USE_CCACHE=1 CCACHE=ccache
 	[ -f "/lib/modules/$kver/build/.kernelvariables" ] ||
@@ -182,7 +184,7 @@ else
 		prefixed dkms build -m "$pkg" -v "$ver" -k "$kver"
 		rc=$?
 		echo "# took $((SECONDS - t0)) s"
-		echo "# ccache: ${CCACHE_DIR:+$(ccache -s 2>/dev/null | grep -iE 'hits|misses' | xargs)}${CCACHE_DIR:-not used: $nocache}"
+		echo "# ccache: ${nocache:-$(ccache -s 2>/dev/null | grep -iE 'hits|misses' | xargs)}"
 		[ $rc -eq 0 ] || dkms_log "$pkg"
 		[ $rc -ne 77 ] || rc=1	# excluded: this kernel must be supported
 		result $rc "dkms: build $pkg for $kver"
