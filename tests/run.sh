@@ -46,9 +46,11 @@ export PATH=$MW57_BIN:$PATH
 # packages have a knob for it (DEBIAN_KERNEL_USE_CCACHE); headers from
 # `make bindeb-pkg` (the debug kernel) call plain gcc, found in PATH.
 nocache=
-mountpoint -q /mnt/ccache ||
-	nocache="not used: /mnt/ccache is not a mount point ($(grep -c ' 9p ' /proc/self/mounts) 9p mounts: $(
-		awk '$3 == "9p" { printf "%s ", $2 }' /proc/self/mounts))"
+# (the kernel's mount table, not mountpoint(1), which has answered "not
+# a mount point" for a mounted configfs in the guests)
+grep -q '^mw57ccache /mnt/ccache 9p ' /proc/mounts ||
+	nocache="not used: no mw57ccache on /mnt/ccache (9p mounts: $(
+		awk '$3 == "9p" { printf "%s ", $2 }' /proc/mounts))"
 command -v ccache >/dev/null || nocache="not used: no ccache in the guest"
 if [ -z "$nocache" ]; then
 	export CCACHE_DIR=/mnt/ccache DEBIAN_KERNEL_USE_CCACHE=1 CCACHE=ccache

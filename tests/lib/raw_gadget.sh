@@ -53,19 +53,19 @@ rg_dyndbg() {
 }
 
 # configfs_up MODULE...: load the gadget function modules (libcomposite
-# pulls in configfs) and have configfs mounted.  Loading configfs starts
-# systemd's sys-kernel-config.mount, which races our mount: losing that
-# race ("already mounted") still leaves configfs where we want it.
+# pulls in configfs) and have configfs mounted.  The kernel's mount table
+# decides, not mountpoint(1): in the guests it has answered "not a mount
+# point" for a mounted configfs (CI, stop 27 and a local run: mount then
+# failed with "already mounted").
 configfs_up() {
 	local m
 	for m in "$@"; do
 		modprobe "$m" || { echo "# cannot load $m"; return 1; }
 	done
-	mountpoint -q /sys/kernel/config ||
-		mount -t configfs configfs /sys/kernel/config 2>/dev/null ||
-		mountpoint -q /sys/kernel/config ||
+	configfs_mounted || mount -t configfs configfs /sys/kernel/config || configfs_mounted ||
 		{ echo "# cannot mount configfs"; return 1; }
 }
+configfs_mounted() { grep -q '^[^ ]* /sys/kernel/config configfs ' /proc/mounts; }
 
 # configfs_gadget_down G FUNC: unbind configfs gadget directory G from
 # its UDC and remove it, with its one function FUNC (e.g. SourceSink.0)
