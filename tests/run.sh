@@ -46,11 +46,11 @@ export PATH=$MW57_BIN:$PATH
 # packages have a knob for it (DEBIAN_KERNEL_USE_CCACHE); headers from
 # `make bindeb-pkg` (the debug kernel) call plain gcc, found in PATH.
 nocache=
-# (the kernel's mount table, not mountpoint(1), which has answered "not
-# a mount point" for a mounted configfs in the guests)
-grep -q '^mw57ccache /mnt/ccache 9p ' /proc/mounts ||
-	nocache="not used: no mw57ccache on /mnt/ccache (9p mounts: $(
-		awk '$3 == "9p" { printf "%s ", $2 }' /proc/mounts))"
+# (the directory's file system type: the mount table of a guest booted
+# through an initramfs lists its mount points as runs of "x", see
+# configfs_up in tests/lib/raw_gadget.sh)
+fstype=$(stat -f -c %T /mnt/ccache 2>/dev/null)
+[ "$fstype" = v9fs ] || nocache="not used: /mnt/ccache is ${fstype:-missing}, not the host's 9p share"
 command -v ccache >/dev/null || nocache="not used: no ccache in the guest"
 if [ -z "$nocache" ]; then
 	export CCACHE_DIR=/mnt/ccache DEBIAN_KERNEL_USE_CCACHE=1 CCACHE=ccache

@@ -53,10 +53,12 @@ rg_dyndbg() {
 }
 
 # configfs_up MODULE...: load the gadget function modules (libcomposite
-# pulls in configfs) and have configfs mounted.  The kernel's mount table
-# decides, not mountpoint(1): in the guests it has answered "not a mount
-# point" for a mounted configfs (CI, stop 27 and a local run: mount then
-# failed with "already mounted").
+# pulls in configfs) and have configfs mounted.  The file system type of
+# the directory decides (statfs), not the mount table: in the guests
+# booted through an initramfs, /proc/mounts lists the mount points as
+# runs of "x" ("configfs already mounted on xxxxxx", 9p mounts "xxxx xxx
+# xxxxxx"), so mountpoint(1) said "not a mount point" for a mounted
+# configfs (CI stop 27, and a local run).
 configfs_up() {
 	local m
 	for m in "$@"; do
@@ -65,7 +67,7 @@ configfs_up() {
 	configfs_mounted || mount -t configfs configfs /sys/kernel/config || configfs_mounted ||
 		{ echo "# cannot mount configfs"; return 1; }
 }
-configfs_mounted() { grep -q '^[^ ]* /sys/kernel/config configfs ' /proc/mounts; }
+configfs_mounted() { [ "$(stat -f -c %T /sys/kernel/config 2>/dev/null)" = configfs ]; }
 
 # configfs_gadget_down G FUNC: unbind configfs gadget directory G from
 # its UDC and remove it, with its one function FUNC (e.g. SourceSink.0)
