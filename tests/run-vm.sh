@@ -87,13 +87,15 @@ coverage=()
 for l in debug 6.12 6.1 trixie-6.12 trixie-7.3; do
 	[[ " ${labels[*]} " == *" $l "* ]] && coverage+=("$l")
 done
-# launch order: debug's two guests first (about 1100 s each warm), then
-# the full kernels' pairs, then the two packaging guests (trixie-6.12
-# about 640 s, 6.1 560 s), which then run side by side instead of one of
-# them alone at the end (c913c3d's run: 6.12 294 + 387 s, trixie-7.3
-# 274 + 264 s; launched trixie-6.12 last, it ended 550 s after the rest)
+# launch order, longest first: the debug kernel's guests (1647 and
+# 1451 s in 4b3e8ae's parent's run), then the two single guests that run
+# the packaging suite (6.1 1298 s, trixie-6.12 1167 s), then the pairs of
+# 6.12 and trixie-7.3 (about 570 + 400 s, 440 + 350 s).  A second guest
+# waits in the queue for its main guest's DKMS install, so while debug
+# builds, 6.1 runs.  Launched last, 6.1 ran alone for the last 865 s of
+# that run (vmtest 4338 s).
 order=()
-for l in debug 6.12 trixie-7.3 trixie-6.12 6.1; do
+for l in debug 6.1 trixie-6.12 6.12 trixie-7.3; do
 	[[ " ${labels[*]} " == *" $l "* ]] && order+=("$l")
 done
 
