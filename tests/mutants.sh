@@ -48,8 +48,11 @@ for n in "${names[@]}"; do
 	if [ ! -f "$p" ] || [ -z "$kernel" ] || [ ${#tests[@]} -eq 0 ]; then
 		verdict=ERROR by="no $p with Kernel: and Tests: lines"
 	elif ! git -C "$top" archive HEAD | tar -x -C "$w/tree" ||
-		! (cd "$w/tree" && git apply "$p") >"$w/apply.log" 2>&1; then
-		verdict=ERROR by="does not apply to HEAD: $(head -n 1 "$w/apply.log")"
+		! patch -d "$w/tree" -p1 --batch --forward <"$p" >"$w/apply.log" 2>&1; then
+		# (patch, not git apply: inside the repository's build/, git
+		# apply skips every path outside the current directory, and says
+		# nothing)
+		verdict=ERROR by="does not apply to HEAD: $(tail -n 1 "$w/apply.log")"
 	else
 		args=()
 		for t in "${tests[@]}"; do args+=(--test "$t"); done
