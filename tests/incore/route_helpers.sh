@@ -43,7 +43,6 @@ cleanup() {
 	mod_live bareudp "$ours" || mod_swap bareudp "$ours"
 }
 
-
 ours=$(mod_path ours bareudp)
 kernel=$(mod_path kernel bareudp)
 [ -n "$ours" ] || ktap_exit_fail_msg "our bareudp is not installed"

@@ -64,8 +64,8 @@ configfs_up() {
 	for m in "$@"; do
 		modprobe "$m" || { echo "# cannot load $m"; return 1; }
 	done
-	configfs_mounted || mount -t configfs configfs /sys/kernel/config || configfs_mounted ||
-		{ echo "# cannot mount configfs"; return 1; }
+	configfs_mounted || mount -t configfs configfs /sys/kernel/config
+	configfs_mounted || { echo "# cannot mount configfs"; return 1; }
 }
 configfs_mounted() { [ "$(stat -f -c %T /sys/kernel/config 2>/dev/null)" = configfs ]; }
 
