@@ -40,15 +40,15 @@ a sh -e -c '
 	ktap_exit_fail_msg "VLAN tunnel setup failed"
 ktap_set_plan 8
 
-out=$(bu_capture "$B" b0 "ip and udp dst port 6640" a ping -Q 2 -c 1 -W 1 192.168.2.1)
+out=$(ns_capture "$B" b0 "ip and udp dst port 6640" a ping -Q 2 -c 1 -W 1 192.168.2.1)
 ktap_print_msg "$out"
 ktap_test_result "encap over IPv4: inner ECT(0) gives outer ECT(0)" \
 	grep -q 'tos 0x2,ECT(0)' <<<"$out"
-out=$(bu_capture "$B" b0 "ip6 and udp dst port 6640" a ping -Q 2 -c 1 -W 1 192.168.12.1)
+out=$(ns_capture "$B" b0 "ip6 and udp dst port 6640" a ping -Q 2 -c 1 -W 1 192.168.12.1)
 ktap_print_msg "$out"
 ktap_test_result "encap over IPv6: inner ECT(0) gives outer traffic class ECT(0)" \
 	grep -Eq 'class 0x0?2' <<<"$out"
-out=$(bu_capture "$B" b0 "ip and udp dst port 6640" a ping -Q 3 -c 1 -W 1 192.168.2.1)
+out=$(ns_capture "$B" b0 "ip and udp dst port 6640" a ping -Q 3 -c 1 -W 1 192.168.2.1)
 ktap_print_msg "$out"
 ktap_test_result "encap: inner CE gives outer ECT(0), not CE" grep -q 'tos 0x2,ECT(0)' <<<"$out"
 
@@ -65,7 +65,7 @@ s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
 s.bind(("bu1", 0x8100))
 s.send(frame)'
 }
-out=$(bu_capture "$B" b0 "ip and udp dst port 6641" vlan_frame)
+out=$(ns_capture "$B" b0 "ip and udp dst port 6641" vlan_frame)
 ktap_print_msg "$out"
 ktap_test_result "encap, VLAN ethertype: inner ECT(1) behind the tag gives outer ECT(1)" \
 	grep -q 'tos 0x1,ECT(1)' <<<"$out"
@@ -75,7 +75,7 @@ b tc qdisc add dev b0 clsact
 b tc filter add dev b0 ingress protocol ip u32 match ip protocol 17 0xff \
 	match ip dport 6640 0xffff action pedit ex munge ip tos set 3 retain 3 pipe \
 	action csum ip >/dev/null || ktap_exit_fail_msg "cannot add the CE marking filter"
-out=$(bu_capture "$B" bu0 "icmp" a ping -Q 2 -c 1 -W 1 192.168.2.1)
+out=$(ns_capture "$B" bu0 "icmp" a ping -Q 2 -c 1 -W 1 192.168.2.1)
 ktap_print_msg "$out"
 ktap_test_result "decap: outer CE + inner ECT(0) gives inner CE" grep -q 'tos 0x3,CE' <<<"$out"
 

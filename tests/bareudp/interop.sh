@@ -73,7 +73,7 @@ ktap_test_result "MPLS: bareudp -> fou/mplsip and back: ping 192.168.12.1 from A
 	a ping -c 3 -W 5 192.168.12.1
 ktap_test_result "MPLS: fou/mplsip -> bareudp and back: ping 192.168.11.1 from B" \
 	b ping -c 3 -W 5 192.168.11.1
-out=$(bu_capture "$B" b0 "udp dst port 6635" a ping -c 1 -W 1 192.168.12.1)
+out=$(ns_capture "$B" b0 "udp dst port 6635" a ping -c 1 -W 1 192.168.12.1)
 ktap_print_msg "$out"
 ktap_test_result "MPLS: on the wire a label 100 stack entry right after UDP" \
 	grep -q 'MPLS (label 100' <<<"$out"

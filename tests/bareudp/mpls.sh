@@ -61,11 +61,11 @@ setup || ktap_exit_fail_msg "tunnel setup failed"
 ktap_set_plan 8
 
 ktap_test_result "MPLS unicast over IPv4: ping 192.168.2.1" a ping -c 2 -W 5 192.168.2.1
-out=$(bu_capture "$B" b0 "ip and udp dst port 6635" a ping -c 1 -W 1 192.168.2.1)
+out=$(ns_capture "$B" b0 "ip and udp dst port 6635" a ping -c 1 -W 1 192.168.2.1)
 ktap_print_msg "$out"
 ktap_test_result "on the IPv4 wire: label 100 right after UDP" grep -q 'MPLS (label 100' <<<"$out"
 ktap_test_result "MPLS unicast over IPv6: ping 192.168.12.1" a ping -c 2 -W 5 192.168.12.1
-out=$(bu_capture "$B" b0 "ip6 and udp dst port 6635" a ping -c 1 -W 1 192.168.12.1)
+out=$(ns_capture "$B" b0 "ip6 and udp dst port 6635" a ping -c 1 -W 1 192.168.12.1)
 ktap_print_msg "$out"
 ktap_test_result "on the IPv6 wire: label 101 right after UDP" grep -q 'MPLS (label 101' <<<"$out"
 ktap_test_result "MPLS multicast (multiproto) to 239.1.1.1: ping 192.168.22.1" \

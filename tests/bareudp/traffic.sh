@@ -38,14 +38,14 @@ ktap_test_result "IPv6 over IPv4 (multiproto): ping fd01::2" a ping -6 -c 2 -W 5
 ktap_test_result "IPv4 over IPv6: ping 192.168.12.1" a ping -c 2 -W 5 192.168.12.1
 
 # outer header as seen on B's underlay
-out=$(bu_capture "$B" b0 "udp dst port 6635 and ip" a ping -c 1 -W 1 192.168.2.1)
+out=$(ns_capture "$B" b0 "udp dst port 6635 and ip" a ping -c 1 -W 1 192.168.2.1)
 ktap_print_msg "$out"
 ktap_test_result "outer IPv4 TTL is the route's 64, not 0 (ttl unset in the key)" \
 	grep -q 'ttl 64' <<<"$out"
 sport=$(sed -n 's/.* 10\.0\.0\.1\.\([0-9]*\) > 10\.0\.0\.2\.6635.*/\1/p' <<<"$out" | head -n1)
 ktap_test_result "outer source port from srcportmin 49152 (got ${sport:-none})" \
 	test "${sport:-0}" -ge 49152
-out=$(bu_capture "$B" b0 "udp dst port 6635 and ip6" a ping -c 1 -W 1 192.168.12.1)
+out=$(ns_capture "$B" b0 "udp dst port 6635 and ip6" a ping -c 1 -W 1 192.168.12.1)
 ktap_print_msg "$out"
 ktap_test_result "outer IPv6 hop limit is the route's 64, not 0" grep -q 'hlim 64' <<<"$out"
 

@@ -76,25 +76,6 @@ bu_setup() {
 		ktap_exit_fail_msg "the IPv6 underlay does not answer"
 }
 
-# bu_capture NS IFACE FILTER CMD...: run CMD (a traffic generator, one
-# packet per call) until tcpdump -v in NS has seen one packet arriving on
-# IFACE that matches FILTER (tcpdump is slow to start under TCG); print
-# it.  Arriving only: the peer's reply to the same port also matches a
-# port filter, and is all tcpdump sees when it misses the request.
-bu_capture() {
-	local ns=$1 ifc=$2 filter=$3 t i
-	shift 3
-	ip netns exec "$ns" timeout 30 tcpdump -l -n -v -c 1 -Q in -i "$ifc" "$filter" \
-		>"$bu_tmp/cap" 2>/dev/null &
-	t=$!
-	for i in $(seq 100); do
-		kill -0 "$t" 2>/dev/null || break
-		"$@" >/dev/null 2>&1
-	done
-	wait "$t"
-	cat "$bu_tmp/cap"
-}
-
 # bu_stat NS DEV COUNTER: one statistics counter of DEV in NS
 bu_stat() {
 	ip netns exec "$1" cat "/sys/class/net/$2/statistics/$3"
