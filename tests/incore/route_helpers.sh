@@ -19,6 +19,13 @@
 # and, where the kernel has one (the debug kernel), as the kernel's own:
 # on the patched 6.1 that is the in-tree bareudp converted by patch 0002,
 # which must pass its ports and DS field to the completed helpers.
+#
+# Then the key's flow flags, IPv4 only: a tc BPF program (tunkey) on a
+# collect_md geneve and on each bareudp sets the tunnel key with a source
+# address that is no address of $A; bpf_skb_set_tunnel_key() marks the
+# key FLOWI_FLAG_ANYSRC, so the tunnel packet must leave with that
+# source.  A lookup that drops the flags (6.1's udp_tunnel_dst_lookup()
+# before patch 0002) refuses the foreign source and sends nothing.
 # shellcheck disable=SC2016 # ns_both's commands expand in the netns shell
 set -u
 cd "$(dirname "$0")" || exit 1
@@ -36,9 +43,15 @@ ktap_begin root
 # (exported: the commands of ns_both read them)
 export GPORT=6081 BPORT=6635 BMIN=50000 TOS=0x10
 A=rh-a-$$ B=rh-b-$$
+# the BPF program's pin (a bpf file system of our own: "ip netns exec"
+# mounts a new /sys, without the one under /sys/fs/bpf)
+bpffs=$(mktemp -d /tmp/rh-bpf.XXXXXX)
+FOREIGN=10.77.0.1
 cleanup() {
 	ip netns del "$A" 2>/dev/null
 	ip netns del "$B" 2>/dev/null
+	umount "$bpffs" 2>/dev/null
+	rmdir "$bpffs"
 	# leave ours loaded for the suites that follow
 	mod_live bareudp "$ours" || mod_swap bareudp "$ours"
 }
@@ -49,12 +62,16 @@ kernel=$(mod_path kernel bareudp)
 ktap_print_msg "bareudp: ours $ours, the kernel's ${kernel:-none}"
 trap cleanup EXIT
 
-# 5 checks per tunnel and family: geneve, ours, the kernel's bareudp
+# 5 checks per tunnel and family, and a flow flags check per tunnel:
+# geneve, ours, the kernel's bareudp
 tunnels=2
 [ -z "$kernel" ] || tunnels=3
-ktap_set_plan $((tunnels * 2 * 5))
+ktap_set_plan $((tunnels * (2 * 5 + 1)))
 
 modprobe geneve || ktap_exit_fail_msg "cannot load geneve"
+if ! { mount -t bpf bpf "$bpffs" && tunkey "$bpffs/key" 10.250.0.2 "$FOREIGN"; }; then
+	ktap_exit_fail_msg "cannot load the tunnel key program"
+fi
 if ! { ip netns add "$A" && ip netns add "$B" &&
 	ip link add a0 netns "$A" type veth peer name b0 netns "$B" &&
 	ip link add a1 netns "$A" type veth peer name b1 netns "$B"; }; then
@@ -135,10 +152,33 @@ checks() {
 	rule
 }
 
+# flowflags NAME DEV PORT: a datagram routed to DEV in $A gets tunkey's
+# key; its tunnel packet to UDP port PORT must reach b0 from $FOREIGN
+flowflags() {
+	local name=$1 dev=$2 port=$3 out
+	a sh -e -c '
+		ip route add 10.60.0.2/32 dev "$1" src 10.250.0.1
+		tc qdisc add dev "$1" clsact
+		tc filter add dev "$1" egress bpf da object-pinned "$2"' sh "$dev" "$bpffs/key" ||
+		ktap_exit_fail_msg "cannot attach the tunnel key program to $dev"
+	out=$(ns_capture "$B" b0 "udp dst port $port and src host $FOREIGN" \
+		a bash -c 'echo >/dev/udp/10.60.0.2/9')
+	ktap_print_msg "$name: ${out:-no packet from $FOREIGN}"
+	ktap_test_result "$name: key flow flags: the tunnel packet left from $FOREIGN" \
+		test -n "$out"
+	a sh -c 'ip route del 10.60.0.2/32; tc qdisc del dev "$1" clsact' sh "$dev"
+}
+
 # geneve hashes the flow into 1..65534 (the kernel refuses a port range
 # that ends at 65535)
 checks "geneve over IPv4" 10.57.4.2 $GPORT 1-65534
 checks "geneve over IPv6" 10.57.6.2 $GPORT 1-65534
+# (one collect_md geneve per port, and gnv4 holds $GPORT)
+if ! a sh -e -c "ip link add gnvx type geneve external dstport $((GPORT + 1))
+	ip link set gnvx up"; then
+	ktap_exit_fail_msg "cannot create a collect_md geneve"
+fi
+flowflags "geneve" gnvx $((GPORT + 1))
 
 # bareudp KIND PATH: bareudp from PATH over both underlays
 bareudp() {
@@ -157,6 +197,7 @@ bareudp() {
 		ktap_exit_fail_msg "cannot create $1 bareudp"
 	checks "$1 bareudp over IPv4" 10.58.4.2 $BPORT "$BMIN-65534"
 	checks "$1 bareudp over IPv6" 10.58.6.2 $BPORT "$BMIN-65534"
+	flowflags "$1 bareudp" bu0 $BPORT
 	ns_both 'ip link del bu0
 		ip addr del 10.58.4.$me/32 dev lo
 		ip addr del 10.58.6.$me/32 dev lo'
