@@ -12,4 +12,4 @@ cd "$(dirname "$0")" || exit 1
 . ../lib/reference.sh
 
 ktap_begin root
-ref_compare bareudp bareudp selftest.sh config.sh traffic.sh mpls.sh ecn.sh mtu.sh interop.sh
+ref_compare bareudp bareudp selftest.sh config.sh traffic.sh mpls.sh ecn.sh mtu.sh interop.sh ovs.sh
