@@ -7,8 +7,8 @@
 # random bytes) are dropped and counted, and the tunnel keeps working;
 # create/delete loops leave nothing behind; deleting the devices, deleting
 # a namespace and unloading the module all while a ping flood runs through
-# the tunnel.  Splats and taint are checked for the whole run by
-# tests/run.sh.
+# the tunnel; after the unload, creating a device loads the module again.
+# Splats and taint are checked for the whole run by tests/run.sh.
 # shellcheck disable=SC2016 # ns_both's commands expand in the netns shell
 set -u
 cd "$(dirname "$0")" || exit 1
@@ -27,7 +27,7 @@ tunnel() {
 		ip route add 192.168.$peer.1/32 encap ip id 0 dst 10.0.0.$peer dev bu0 src 192.168.$me.1'
 }
 tunnel || ktap_exit_fail_msg "tunnel setup failed"
-ktap_set_plan 10
+ktap_set_plan 11
 
 drops() { # rx_dropped + rx_errors of B's bareudp
 	echo $(($(bu_stat "$B" bu0 rx_dropped) + $(bu_stat "$B" bu0 rx_errors)))
@@ -93,4 +93,10 @@ ktap_test_result "delete the netns a device lives in: it goes, its port is free 
 
 ktap_test_result "unload bareudp while A's device exists and the flood runs" \
 	sh -c "modprobe -r bareudp && ! ip netns exec $A ip link show bu0 2>/dev/null"
+# rtnetlink loads the module of an unknown link kind by its alias
+# (rtnl-link-bareudp, upstream fix #1)
+[ ! -d /sys/module/bareudp ] || ktap_exit_fail_msg "bareudp is still loaded: cannot check its autoload"
+ktap_test_result "autoload: ip link add type bareudp loads the module" \
+	sh -c "ip netns exec $A ip link add bu0 type bareudp dstport 6635 ethertype ipv4 &&
+		[ -d /sys/module/bareudp ]"
 ktap_finished
