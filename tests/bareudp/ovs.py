@@ -23,6 +23,7 @@ import sys
 
 from nl import nla, parse
 
+NETLINK_GENERIC = 16	# (not in Python's socket module)
 GENL_ID_CTRL, CTRL_CMD_GETFAMILY = 16, 3
 CTRL_ATTR_FAMILY_ID, CTRL_ATTR_FAMILY_NAME = 1, 2
 NLM_F_REQUEST, NLM_F_ACK, NLMSG_ERROR = 1, 4, 2
@@ -47,7 +48,7 @@ NESTED = 0x8000
 class Genl:
     def __init__(self):
         self.s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW,
-                               socket.NETLINK_GENERIC)
+                               NETLINK_GENERIC)
         self.s.bind((0, 0))
         self.pid = self.s.getsockname()[0]
         self.seq = 0
