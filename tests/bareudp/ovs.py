@@ -26,7 +26,7 @@ from nl import nla, parse
 NETLINK_GENERIC = 16	# (not in Python's socket module)
 GENL_ID_CTRL, CTRL_CMD_GETFAMILY = 16, 3
 CTRL_ATTR_FAMILY_ID, CTRL_ATTR_FAMILY_NAME = 1, 2
-NLM_F_REQUEST, NLM_F_ACK, NLMSG_ERROR = 1, 4, 2
+NLM_F_REQUEST, NLM_F_ACK, NLM_F_ECHO, NLMSG_ERROR = 1, 4, 8, 2
 # include/uapi/linux/openvswitch.h
 OVS_DP_CMD_NEW, OVS_DP_CMD_DEL = 1, 2
 OVS_DP_ATTR_NAME, OVS_DP_ATTR_UPCALL_PID = 1, 2
@@ -58,8 +58,11 @@ class Genl:
     def send(self, family, cmd, version, hdr, attrs):
         self.seq += 1
         body = struct.pack("=BBH", cmd, version, 0) + hdr + attrs
+        # (ECHO: Open vSwitch answers a request with a notification, which
+        # reaches the requester only when it asks for the echo)
         self.s.send(struct.pack("=IHHII", 16 + len(body), family,
-                                NLM_F_REQUEST | NLM_F_ACK, self.seq, 0) + body)
+                                NLM_F_REQUEST | NLM_F_ACK | NLM_F_ECHO,
+                                self.seq, 0) + body)
         reply = None
         while True:	# our reply and its ack; upcalls are kept aside
             buf = self.s.recv(65536)
@@ -86,12 +89,15 @@ class Genl:
                 "=H", parse(msg[4:])[CTRL_ATTR_FAMILY_ID][:2])[0]
         return self.ids[name]
 
-    def ovs(self, name, cmd, ifindex, attrs):
-        """An OVS request; returns the reply's ovs_header ifindex, attrs."""
+    def ovs(self, name, cmd, ifindex, attrs, answered=True):
+        """An OVS request; returns the reply's ovs_header ifindex, attrs
+        (a request that is not answered: ifindex, {})."""
         msg = self.send(self.family(name), cmd, VERSIONS[name],
                         struct.pack("=i", ifindex), attrs)
-        if msg is None:
+        if msg is None and not answered:
             return ifindex, {}
+        if msg is None:
+            raise OSError(errno.EPROTO, "no reply to %s command %d" % (name, cmd))
         return struct.unpack("=i", msg[4:8])[0], parse(msg[8:])
 
 
@@ -124,7 +130,7 @@ def egress(g, dp, port, dst):
           nla(OVS_PACKET_ATTR_PACKET, frame()) +
           nla(OVS_PACKET_ATTR_KEY | NESTED,
               nla(OVS_KEY_ATTR_IN_PORT, u32(0))) +
-          nla(OVS_PACKET_ATTR_ACTIONS | NESTED, actions))
+          nla(OVS_PACKET_ATTR_ACTIONS | NESTED, actions), answered=False)
     if len(g.upcalls) != 1:
         raise OSError(errno.EPROTO, "%d upcalls, not 1" % len(g.upcalls))
     attrs = parse(g.upcalls[0][8:])
@@ -152,7 +158,8 @@ def main(dev, dsts):
         for dst in dsts:
             print("%s: %s" % (dst, egress(g, dp, port, dst)), flush=True)
     finally:
-        g.ovs("ovs_datapath", OVS_DP_CMD_DEL, 0, nla(OVS_DP_ATTR_NAME, name))
+        g.ovs("ovs_datapath", OVS_DP_CMD_DEL, 0, nla(OVS_DP_ATTR_NAME, name),
+              answered=False)
     return 0
 
 
