@@ -56,6 +56,12 @@ console=(-serial "file:$kout/console.log")
 # side by side against QEMU's default model (qemu64) on every 6.12 suite:
 # 559 s against 541 s, 3%; the suites have no TCG hot spot that max makes
 # slow.
+# la57=off: with 5-level paging (Debian's kernels use it when the CPU
+# has it) QEMU's TCG still reports 48 virtual address bits, so the
+# guest's copy_from_kernel_nofault() refuses every direct-map address:
+# d_path() then prints each mount point as its last name in "x"s
+# ("/sys" as "xxx") and mountpoint(1) and mount(8) misread the table.
+# The 6.x guests had that table; the debug kernel (4-level) did not.
 # svm=off: with SVM in the CPUID, udev loads kvm_amd in the 6.12 and 7.x
 # guests, and once (1 of 14 boots that loaded it) a spurious single-step
 # #DB hit while svm_init() ran and panic_on_warn took the guest down
@@ -63,7 +69,7 @@ console=(-serial "file:$kout/console.log")
 rc=0
 timeout --foreground -k 10 "${minutes}m" qemu-system-x86_64 \
 	-nodefaults -nographic -no-reboot -monitor none \
-	-machine q35 -cpu "${MW57_QEMU_CPU:-max,svm=off}" -accel "tcg,thread=${MW57_QEMU_THREAD:-single}" -smp 2 -m 2048 \
+	-machine q35 -cpu "${MW57_QEMU_CPU:-max,svm=off,la57=off}" -accel "tcg,thread=${MW57_QEMU_THREAD:-single}" -smp 2 -m 2048 \
 	-kernel "$kdir/vmlinuz-$kver" "${initrd[@]}" \
 	-append "$append" \
 	-drive "file=$kout/overlay.qcow2,if=virtio,format=qcow2,cache=unsafe" \

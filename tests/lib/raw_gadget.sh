@@ -54,11 +54,8 @@ rg_dyndbg() {
 
 # configfs_up MODULE...: load the gadget function modules (libcomposite
 # pulls in configfs) and have configfs mounted.  The file system type of
-# the directory decides (statfs), not the mount table: in the guests
-# booted through an initramfs, /proc/mounts lists the mount points as
-# runs of "x" ("configfs already mounted on xxxxxx", 9p mounts "xxxx xxx
-# xxxxxx"), so mountpoint(1) said "not a mount point" for a mounted
-# configfs (CI stop 27, and a local run).
+# the directory decides (statfs), not the mount table, which a guest can
+# misprint (CI stop 27: the la57 note in vm/qemu.sh).
 configfs_up() {
 	local m
 	for m in "$@"; do
