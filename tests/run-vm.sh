@@ -596,13 +596,15 @@ for label in "${order[@]}"; do
 	done
 done
 # ready GUEST: a kernel's main guest may start at once; its other guests
-# take its DKMS install, so they start when that is there (or when the
-# main guest failed or ended): until then a guest would only wait, and
-# its job slot runs the next guest in the queue meanwhile
+# take its DKMS install, so they start when that is there (or when its
+# preparation failed, or dkms.failed says the install will not come,
+# which boot() also writes for a main guest that ended without it): until
+# then a guest would only wait, and its job slot runs the next guest in
+# the queue meanwhile
 ready() {
 	local l=${1%@*}
 	[ "$1" = "$l" ] || [ -f "$run/$l/dkms.tar" ] || [ -f "$run/$l/dkms.failed" ] ||
-		[ -f "$run/$l/time" ] || [ -f "$run/$l/prepare-failed" ]
+		[ -f "$run/$l/prepare-failed" ]
 }
 while [ ${#queue[@]} -gt 0 ]; do
 	while [ "$(for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && echo "$p"; done | wc -l)" -ge "$jobs" ]; do
