@@ -453,12 +453,42 @@ progress() {
 		}'
 }
 
-# guest LABEL KVER APPEND [BASE]: one QEMU run of $run/LABEL/manifest, on
-# a new layer over BASE (a qcow2 disk) or over the image
-guest() {
-	local label=$1 kver=$2 start rc=0 q
-	mkdir -p "$run/$label"
-	[ -f "$run/$label/manifest" ] || : >"$run/$label/manifest"
+# A guest's harness prints its TAP plan within a minute of the boot (two
+# guests on two busy cores); one that printed nothing after this many
+# seconds hangs before any test ran (the kernel's boot, udev, a 9p mount)
+boot_limit=${MW57_BOOT_LIMIT:-300}
+
+# monitor LABEL CMD: a command to the guest's QEMU monitor
+monitor() {
+	[ -S "$run/$1/monitor.sock" ] &&
+		echo "$2" | socat -t 5 - "UNIX-CONNECT:$run/$1/monitor.sock" >/dev/null 2>&1
+}
+
+# watch_boot LABEL PID: when the guest's harness has printed nothing
+# after boot_limit s, write LABEL/stalled, send an NMI (the guest panics
+# with every task's stack on its console, vm/qemu.sh) and end QEMU
+watch_boot() {
+	local label=$1 q=$2 t0=$SECONDS
+	while kill -0 "$q" 2>/dev/null; do
+		[ -s "$run/$label/results.tap" ] && return 0
+		if [ $((SECONDS - t0)) -ge "$boot_limit" ]; then
+			echo "$boot_limit" >"$run/$label/stalled"
+			monitor "$label" nmi
+			t0=$SECONDS
+			while kill -0 "$q" 2>/dev/null && [ $((SECONDS - t0)) -lt 60 ]; do
+				sleep 1
+			done
+			monitor "$label" quit
+			return 0
+		fi
+		sleep 2
+	done
+}
+
+# qemu_run LABEL KVER APPEND [BASE]: one QEMU run of $run/LABEL/manifest,
+# on a new layer over BASE (a qcow2 disk) or over the image; its exit code
+qemu_run() {
+	local label=$1 kver=$2 start rc=0 q w=
 	echo "run-vm: $label: booting $kver (timeout ${minutes} min), $(wc -l <"$run/$label/manifest") tests${3:+, append: $3}"
 	start=$(date +%s)
 	: >"$run/$label/results.tap"
@@ -468,11 +498,39 @@ guest() {
 	if [ -n "$shell" ]; then
 		wait "$q" || rc=$?
 	else
+		# (the install-only boot of the debug kernel prints no TAP)
+		if [[ " $3 " != *" mw57.install_only=1 "* ]]; then
+			watch_boot "$label" "$q" &
+			w=$!
+		fi
 		tail -n +1 -F --pid="$q" "$run/$label/results.tap" 2>/dev/null | progress "$label" &
 		wait "$q" || rc=$?
 		wait $! 2>/dev/null || true
+		[ -z "$w" ] || wait "$w" 2>/dev/null || true
 	fi
 	echo "run-vm: $label: qemu exit $rc after $(($(date +%s) - start)) s"
+	return "$rc"
+}
+
+# guest LABEL KVER APPEND [BASE]: run the guest; a boot that stalled
+# before the harness started runs once more (no test had run, so nothing
+# is repeated), its console kept as console.stalled.log for the summary
+guest() {
+	local label=$1 start
+	mkdir -p "$run/$label"
+	[ -f "$run/$label/manifest" ] || : >"$run/$label/manifest"
+	rm -f "$run/$label/stalled"
+	start=$(date +%s)
+	qemu_run "$@" || true
+	if [ -f "$run/$label/stalled" ]; then
+		mv "$run/$label/console.log" "$run/$label/console.stalled.log"
+		mv "$run/$label/stalled" "$run/$label/stalled-once"
+		echo "run-vm: $label: no TAP after $boot_limit s, the boot stalled" \
+			"(console.stalled.log); booting again"
+		qemu_run "$@" || true
+		[ ! -f "$run/$label/stalled" ] ||
+			echo "run-vm: $label: the second boot stalled as well"
+	fi
 	# for the summary's timeline: seconds from the run's start, duration
 	echo "$((start - run_start)) $(($(date +%s) - start))" >"$run/$label/time"
 }

@@ -34,7 +34,8 @@ tp=0 tf=0 ts=0
 : >"$run/kernels.tsv"
 details=$(mktemp)
 records=$(mktemp)
-trap 'rm -f "$details" "$records"' EXIT
+notes=$(mktemp)
+trap 'rm -f "$details" "$records" "$notes"' EXIT
 
 # parse LABEL: the guest's results as lines for the caller:
 #   LINE  text for the terminal
@@ -119,14 +120,39 @@ parse() {
 		}'
 }
 
+# stall_note LABEL CONSOLE: what a guest's console says about a boot that
+# stalled before its harness printed anything (tests/run-vm.sh sent it an
+# NMI: every task's state and stack follow the panic line): its last lines
+# before that, then the tasks that were not sleeping interruptibly
+stall_note() {
+	local c=$run/$1/$2
+	[ -s "$c" ] || { echo "  $1: $2 is empty" >>"$notes"; return; }
+	{
+		echo "  $1: $2, the last lines before the NMI:"
+		awk '/NMI received|NMI handler|Kernel panic/ { exit } { print }' "$c" |
+			tail -n 8 | sed 's/^/      /'
+		echo "  $1: tasks running or blocked then (state R or D):"
+		awk '/^\[ *[0-9.]+\] task:/ { on = ($0 ~ / state:[RD] /); n = 0 }
+			on && n++ < 14 { print; f = 1 }
+			END { if (!f) print "(none: every task slept or idled)" }' "$c" |
+			head -n 40 | sed 's/^/      /'
+	} >>"$notes"
+}
+
 for label in "$@"; do
 	echo "kernel $label:"
+	if [ -f "$run/$label/stalled-once" ]; then
+		echo "  note  the first boot stalled: no TAP after $(cat "$run/$label/stalled-once") s; booted again"
+		stall_note "$label" console.stalled.log
+	fi
 	p=0 f=0 s=0
 	why=
 	if [ -f "$run/$label/prepare-failed" ]; then
 		why="not run: $(cat "$run/$label/prepare-failed")"
 	elif [ ! -s "$run/$label/results.tap" ]; then
 		why="no results (the guest did not start or printed nothing, see $run/$label/console.log)"
+		[ ! -f "$run/$label/stalled" ] || why+="; both boots stalled"
+		stall_note "$label" console.log
 	elif ! out=$(parse "$label") || ! grep -q '^COUNTS ' <<<"$out"; then
 		why="cannot read results.tap"
 	fi
@@ -254,6 +280,10 @@ fi
 if [ -s "$details" ]; then
 	echo "failures (last lines of each failed test's output):"
 	cat "$details"
+fi
+if [ -s "$notes" ]; then
+	echo "stalled boots (the guest's console):"
+	cat "$notes"
 fi
 echo "logs: $run (JUnit: results.xml)"
 echo "$tp passed, $tf failed, $ts skipped"

@@ -13,7 +13,8 @@
 # ttyS0 -> RUNDIR/LABEL/console.log (MW57_SHELL=1: this terminal, for an
 # interactive shell), ttyS1 -> RUNDIR/LABEL/results.tap.  A WARN panics
 # (panic_on_warn=1) and a panic ends QEMU (panic=-1, -no-reboot); a hang
-# ends at the hard timeout (exit 124).
+# ends at the hard timeout (exit 124).  The QEMU monitor listens on
+# RUNDIR/LABEL/monitor.sock.
 # MW57_KERNEL_DIR, when set, holds vmlinuz-KVER (and no initrd: the debug
 # kernel has its boot drivers built in) instead of the image directory.
 set -euo pipefail
@@ -34,6 +35,10 @@ append+=" panic=-1 panic_on_warn=1 oops=panic softlockup_panic=0 $extra"
 # the end-of-run splat check reads dmesg: keep the whole run in the buffer
 # (the default 128-256 KiB wrapped after about 20 minutes of suites)
 append+=" log_buf_len=16M"
+# a guest that hangs before its harness prints anything gets an NMI from
+# the host (tests/run-vm.sh, through the monitor socket): it panics and
+# prints every task's stack and every CPU's backtrace to the console
+append+=" unknown_nmi_panic=1 panic_print=0x41"
 
 kdir=${MW57_KERNEL_DIR:-$img}
 initrd=()
@@ -41,6 +46,11 @@ initrd=()
 
 ccache_dir=${MW57_CACHE:-/var/cache/mw57}/guest-ccache/$kver
 mkdir -p "$ccache_dir"
+
+# (a unix socket's path has room for 107 bytes: a deeper RUNDIR goes
+# without, and its hangs without the dump)
+monitor=none
+[ ${#kout} -gt 90 ] || monitor="unix:$kout/monitor.sock,server=on,wait=off"
 
 console=(-serial "file:$kout/console.log")
 [ "${MW57_SHELL:-0}" != 1 ] || console=(-serial mon:stdio)
@@ -68,7 +78,7 @@ console=(-serial "file:$kout/console.log")
 # (WARNING in exc_debug_kernel).  No suite needs a hypervisor in the guest.
 rc=0
 timeout --foreground -k 10 "${minutes}m" qemu-system-x86_64 \
-	-nodefaults -nographic -no-reboot -monitor none \
+	-nodefaults -nographic -no-reboot -monitor "$monitor" \
 	-machine q35 -cpu "${MW57_QEMU_CPU:-max,svm=off,la57=off}" -accel "tcg,thread=${MW57_QEMU_THREAD:-single}" -smp 2 -m 2048 \
 	-kernel "$kdir/vmlinuz-$kver" "${initrd[@]}" \
 	-append "$append" \
