@@ -457,6 +457,18 @@ progress() {
 # guests on two busy cores); one that printed nothing after this many
 # seconds hangs before any test ran (the kernel's boot, udev, a 9p mount)
 boot_limit=${MW57_BOOT_LIMIT:-300}
+# a guest that printed may be silent for as long as its longest test may
+# run (each test is under its own timeout), or a DKMS build (make's output
+# goes to make.log: minutes without a line; 20 are allowed), and five
+# minutes more; MW57_HANG_LIMIT sets the seconds instead
+hang_limit() {
+	if [ -n "${MW57_HANG_LIMIT:-}" ]; then
+		echo "$MW57_HANG_LIMIT"
+	else
+		awk 'BEGIN { m = 1200 } /^(main|final) / && $4 > m { m = $4 }
+			END { print m + 300 }' "$run/$1/manifest"
+	fi
+}
 
 # monitor LABEL CMD: a command to the guest's QEMU monitor
 monitor() {
@@ -464,15 +476,20 @@ monitor() {
 		echo "$2" | socat -t 5 - "UNIX-CONNECT:$run/$1/monitor.sock" >/dev/null 2>&1
 }
 
-# watch_boot LABEL PID: when the guest's harness has printed nothing
-# after boot_limit s, write LABEL/stalled, send an NMI (the guest panics
-# with every task's stack on its console, vm/qemu.sh) and end QEMU
-watch_boot() {
-	local label=$1 q=$2 t0=$SECONDS
+# watch LABEL PID: when the guest's harness has printed nothing after
+# boot_limit s, write LABEL/stalled, send an NMI (the guest panics with
+# every task's stack on its console, vm/qemu.sh) and end QEMU.  Once it
+# printed, the same for a guest silent for longer than hang_limit allows:
+# a hung kernel, LABEL/hung.
+watch() {
+	local label=$1 q=$2 t0=$SECONDS size=0 now limit=$boot_limit what=stalled
 	while kill -0 "$q" 2>/dev/null; do
-		[ -s "$run/$label/results.tap" ] && return 0
-		if [ $((SECONDS - t0)) -ge "$boot_limit" ]; then
-			echo "$boot_limit" >"$run/$label/stalled"
+		now=$(stat -c %s "$run/$label/results.tap" 2>/dev/null || echo 0)
+		if [ "$now" != "$size" ]; then
+			[ "$size" != 0 ] || { what=hung limit=$(hang_limit "$label"); }
+			size=$now t0=$SECONDS
+		elif [ $((SECONDS - t0)) -ge "$limit" ]; then
+			echo "$limit" >"$run/$label/$what"
 			monitor "$label" nmi
 			t0=$SECONDS
 			while kill -0 "$q" 2>/dev/null && [ $((SECONDS - t0)) -lt 60 ]; do
@@ -500,7 +517,7 @@ qemu_run() {
 	else
 		# (the install-only boot of the debug kernel prints no TAP)
 		if [[ " $3 " != *" mw57.install_only=1 "* ]]; then
-			watch_boot "$label" "$q" &
+			watch "$label" "$q" &
 			w=$!
 		fi
 		tail -n +1 -F --pid="$q" "$run/$label/results.tap" 2>/dev/null | progress "$label" &
@@ -519,7 +536,7 @@ guest() {
 	local label=$1 start
 	mkdir -p "$run/$label"
 	[ -f "$run/$label/manifest" ] || : >"$run/$label/manifest"
-	rm -f "$run/$label/stalled"
+	rm -f "$run/$label/stalled" "$run/$label/hung"
 	start=$(date +%s)
 	qemu_run "$@" || true
 	if [ -f "$run/$label/stalled" ]; then

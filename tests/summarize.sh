@@ -182,6 +182,10 @@ for label in "$@"; do
 			[ -z "$why" ] || echo "        console: $why"
 			[ "$(cat "$run/$label/qemu.rc" 2>/dev/null)" != 124 ] ||
 				echo "        qemu was stopped by the VM timeout"
+			if [ -f "$run/$label/hung" ]; then
+				echo "        silent for $(cat "$run/$label/hung") s: the host sent an NMI"
+				stall_note "$label" console.log
+			fi
 		fi
 	fi
 	# a main boot: the host's headers and the guest's kernel must agree
@@ -282,7 +286,7 @@ if [ -s "$details" ]; then
 	cat "$details"
 fi
 if [ -s "$notes" ]; then
-	echo "stalled boots (the guest's console):"
+	echo "stalled guests (their console after the host's NMI):"
 	cat "$notes"
 fi
 echo "logs: $run (JUnit: results.xml)"
