@@ -51,10 +51,14 @@ tmp=$(mktemp -d /tmp/mw57-pkg.XXXXXX)
 plog=${MW57_OUT:-$tmp}/packaging.log
 kbd=
 hidden=/lib/modules/$other/build.mw57-hidden
+hidden_cur=/lib/modules/$cur/build.mw57-hidden
+fake=6.99.0-mw57broken
 cleanup() {
 	[ -n "$kbd" ] && kill "$kbd" 2>/dev/null
 	wait 2>/dev/null
 	[ -L "$hidden" ] && mv "$hidden" "/lib/modules/$other/build"
+	[ -L "$hidden_cur" ] && mv "$hidden_cur" "/lib/modules/$cur/build"
+	rm -rf "/lib/modules/$fake"
 	[ -d "$tmp/config" ] && restore_config
 	rm -f /etc/udev/rules.d/60-mw57-raw-gadget.rules
 	userdel mw57in 2>/dev/null
@@ -79,7 +83,7 @@ none_for() { # none_for KVER [MODULES]: no module file of ours
 	done
 }
 
-ktap_set_plan 15
+ktap_set_plan 18
 ktap_print_msg "running $cur, other kernel $other, packages $(cd "$debs" && echo *.deb)"
 
 # leave a clean system: no harness registration, nothing loaded; keep the
@@ -110,6 +114,53 @@ ktap_test_result "apt install ./mw57-dkms ./mw57-uacce-dkms ./mw57-tools ./mw57-
 	"$debs"/mw57-dev_*.deb
 ktap_test_result "DKMS built and installed the modules for $cur, skipped $other (no headers)" \
 	sh -c "$(declare -f built_for none_for); mods='$mods'; built_for $cur && none_for $other"
+
+# The DKMS packages' own configure step (debian/mw57-dkms.postinst), run
+# as dpkg runs it on a first install (no old version: with one, DKMS's
+# part removes the installed modules to build them anew), with $other's
+# headers still hidden.  Without any headers it says what to install and
+# succeeds.
+postinst() { # postinst PACKAGE: its configure step, output in $tmp/postinst
+	log echo "$1.postinst configure"
+	"/var/lib/dpkg/info/$1.postinst" configure >"$tmp/postinst" 2>&1
+	local rc=$?
+	cat "$tmp/postinst" >>"$plog"
+	return "$rc"
+}
+mv "/lib/modules/$cur/build" "$hidden_cur"
+rc=0
+postinst mw57-dkms || rc=$?
+mv "$hidden_cur" "/lib/modules/$cur/build"
+ktap_test_result "no kernel headers at all: the configure step succeeds, naming linux-headers-$(dpkg --print-architecture)" \
+	sh -c "[ $rc = 0 ] && grep -q 'no kernel headers are installed.*linux-headers-$(dpkg --print-architecture) ' '$tmp/postinst'"
+ktap_print_msg "exit $rc: $(cat "$tmp/postinst")"
+# A kernel whose build fails (a header tree whose make stops with a line of
+# its own) fails it, naming that kernel; a kernel the package excludes
+# (mw57-uacce where CONFIG_UACCE=m, dkms's exit 77) does not.
+fakekconfig() { # fakekconfig OPTION...: the fake kernel's .config
+	printf 'CONFIG_%s\n' GENERIC_IRQ_INJECTION=y DEBUG_FS=y USB_GADGET=m \
+		NET_UDP_TUNNEL=m IOMMU_API=y "$@" >"/lib/modules/$fake/build/.config"
+}
+mkdir -p "/lib/modules/$fake/build"
+printf 'modules:\n\t@echo "mw57 test: this tree cannot build"; exit 1\n' \
+	>"/lib/modules/$fake/build/Makefile"
+fakekconfig
+rc=0
+postinst mw57-dkms || rc=$?
+ktap_test_result "a kernel whose build fails fails the configure step, naming it and make.log" \
+	sh -c "$(declare -f built_for); mods='$mw57_mods'
+		[ $rc = 1 ] && grep -q 'build for $fake failed.*make.log' '$tmp/postinst' &&
+		grep -q 'mw57 test: this tree cannot build' /var/lib/dkms/mw57/$ver/build/make.log &&
+		built_for $cur"
+[ "$rc" = 1 ] || ktap_print_msg "exit $rc: $(tail -n 5 "$tmp/postinst")"
+fakekconfig UACCE=m
+rc=0
+postinst mw57-uacce-dkms || rc=$?
+ktap_test_result "a kernel that excludes mw57-uacce (CONFIG_UACCE=m): configured, saying so" \
+	sh -c "[ $rc = 0 ] && grep -q 'not built for $fake: excluded' '$tmp/postinst' &&
+		grep -q BUILD_EXCLUSIVE '$tmp/postinst'"
+[ "$rc" = 0 ] || ktap_print_msg "exit $rc: $(tail -n 5 "$tmp/postinst")"
+rm -rf "/lib/modules/$fake" "/var/lib/dkms/mw57/$ver/$fake" "/var/lib/dkms/mw57-uacce/$ver/$fake"
 mv "$hidden" "/lib/modules/$other/build"
 ktap_print_msg "$(dkms status 2>&1)"
 ktap_test_result "modprobe $mods: loaded from updates/dkms, version $ver" \
