@@ -19,6 +19,8 @@
 #                        chroot of its release (kbuild/matrix.list)
 #   make support-table   README's kernel table from the last matrix and run
 #   make vmtest          tests/run-vm.sh --kernel all
+#   make deb             the Debian source and binary packages, lintian-checked
+#   make deb-cleanbuild  make deb's source package built in clean chroots
 #   make smoke           one kernel: DKMS install, load, a quick test per module
 #   make check           everything CI runs
 
@@ -36,7 +38,8 @@ KVERS := $(if $(KVER),$(KVER),$(shell ls -d /lib/modules/*/build 2>/dev/null | \
 BENCHES := bench-raw-gadget bench-bareudp bench-uacce
 
 .PHONY: all modules clean-modules userspace dkms-install check-version style \
-	sparse unit deps probes matrix support-table vmtest smoke check clean $(BENCHES) deb mutants
+	sparse unit deps probes matrix support-table vmtest smoke check clean $(BENCHES) deb \
+	deb-cleanbuild mutants
 
 all:
 	@test -n "$(KVERS)" || { echo "no 6.1/6.12 header tree installed (make deps)"; exit 1; }
@@ -115,6 +118,12 @@ deb:
 	cd $(BUILD)/deb/mw57 && dpkg-buildpackage -us -uc
 	lintian --pedantic --info --fail-on error,warning,pedantic $(BUILD)/deb/*.changes
 	@ls $(BUILD)/deb/*.deb
+
+# make deb's source package, built in a clean chroot of each release with
+# only the build dependencies debian/control declares (not part of check)
+CLEANBUILD_RELEASES ?= bookworm trixie
+deb-cleanbuild: deb
+	kbuild/deb-cleanbuild.sh $(BUILD)/deb $(CLEANBUILD_RELEASES)
 
 # Each known bug put back in a scratch copy, one at a time, against the
 # tests that must catch it (tests/mutants/*.patch); not part of check.
