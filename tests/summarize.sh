@@ -122,14 +122,15 @@ parse() {
 
 # stall_note LABEL CONSOLE: what a guest's console says about a boot that
 # stalled before its harness printed anything (tests/run-vm.sh sent it an
-# NMI: every task's state and stack follow the panic line): its last lines
-# before that, then the tasks that were not sleeping interruptibly
+# NMI: every task's state and stack follow the panic line) or panicked:
+# its last lines before the NMI or up to the panic, then the tasks that
+# were not sleeping interruptibly
 stall_note() {
 	local c=$run/$1/$2
 	[ -s "$c" ] || { echo "  $1: $2 is empty" >>"$notes"; return; }
 	{
-		echo "  $1: $2, the last lines before the NMI:"
-		awk '/NMI received|NMI handler|Kernel panic/ { exit } { print }' "$c" |
+		echo "  $1: $2, the last lines before the NMI (or up to the panic):"
+		awk '/NMI received|NMI handler/ { exit } { print } /Kernel panic/ { exit }' "$c" |
 			tail -n 8 | sed 's/^/      /'
 		echo "  $1: tasks running or blocked then (state R or D):"
 		awk '/^\[ *[0-9.]+\] task:/ { on = ($0 ~ / state:[RD] /); n = 0 }
@@ -142,7 +143,11 @@ stall_note() {
 for label in "$@"; do
 	echo "kernel $label:"
 	if [ -f "$run/$label/stalled-once" ]; then
-		echo "  note  the first boot stalled: no TAP after $(cat "$run/$label/stalled-once") s; booted again"
+		if [ "$(cat "$run/$label/stalled-once")" = 0 ]; then
+			echo "  note  the first boot ended before its harness printed; booted again"
+		else
+			echo "  note  the first boot stalled: no TAP after $(cat "$run/$label/stalled-once") s; booted again"
+		fi
 		stall_note "$label" console.stalled.log
 	fi
 	p=0 f=0 s=0
@@ -151,7 +156,7 @@ for label in "$@"; do
 		why="not run: $(cat "$run/$label/prepare-failed")"
 	elif [ ! -s "$run/$label/results.tap" ]; then
 		why="no results (the guest did not start or printed nothing, see $run/$label/console.log)"
-		[ ! -f "$run/$label/stalled" ] || why+="; both boots stalled"
+		[ ! -f "$run/$label/stalled" ] || why+="; both boots stalled or ended"
 		stall_note "$label" console.log
 	elif ! out=$(parse "$label") || ! grep -q '^COUNTS ' <<<"$out"; then
 		why="cannot read results.tap"
@@ -286,7 +291,7 @@ if [ -s "$details" ]; then
 	cat "$details"
 fi
 if [ -s "$notes" ]; then
-	echo "stalled guests (their console after the host's NMI):"
+	echo "stalled guests (their console up to the host's NMI or the panic):"
 	cat "$notes"
 fi
 echo "logs: $run (JUnit: results.xml)"
