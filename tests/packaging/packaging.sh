@@ -141,7 +141,8 @@ fakekconfig() { # fakekconfig OPTION...: the fake kernel's .config
 	printf 'CONFIG_%s\n' GENERIC_IRQ_INJECTION=y DEBUG_FS=y USB_GADGET=m \
 		NET_UDP_TUNNEL=m IOMMU_API=y "$@" >"/lib/modules/$fake/build/.config"
 }
-mkdir -p "/lib/modules/$fake/build"
+# (dkms takes a tree with an include/ folder for headers)
+mkdir -p "/lib/modules/$fake/build/include"
 printf 'modules:\n\t@echo "mw57 test: this tree cannot build"; exit 1\n' \
 	>"/lib/modules/$fake/build/Makefile"
 fakekconfig
