@@ -476,16 +476,20 @@ monitor() {
 		echo "$2" | socat -t 5 - "UNIX-CONNECT:$run/$1/monitor.sock" >/dev/null 2>&1
 }
 
-# watch LABEL PID: when the guest's harness has printed nothing after
-# boot_limit s, write LABEL/stalled, send an NMI (the guest panics with
-# every task's stack on its console, vm/qemu.sh) and end QEMU.  Once it
-# printed, the same for a guest silent for longer than hang_limit allows:
-# a hung kernel, LABEL/hung.
+# watch LABEL PID: when the guest's harness has printed nothing and its
+# console nothing new for boot_limit s (a busy host slows a boot tenfold,
+# and it still prints as it goes), write LABEL/stalled, send an NMI (the
+# guest panics with every task's stack on its console, vm/qemu.sh) and
+# end QEMU.  Once the harness printed, the same for a guest whose TAP is
+# silent for longer than hang_limit allows: a hung kernel, LABEL/hung.
 watch() {
-	local label=$1 q=$2 t0=$SECONDS size=0 now limit=$boot_limit what=stalled
+	local label=$1 q=$2 t0=$SECONDS size=0 con=0 now limit=$boot_limit what=stalled
 	while kill -0 "$q" 2>/dev/null; do
 		now=$(stat -c %s "$run/$label/results.tap" 2>/dev/null || echo 0)
-		if [ "$now" != "$size" ]; then
+		if [ "$now" = 0 ] && [ "$(stat -c %s "$run/$label/console.log" 2>/dev/null || echo 0)" != "$con" ]; then
+			con=$(stat -c %s "$run/$label/console.log")
+			t0=$SECONDS
+		elif [ "$now" != "$size" ]; then
 			[ "$size" != 0 ] || { what=hung limit=$(hang_limit "$label"); }
 			size=$now t0=$SECONDS
 		elif [ $((SECONDS - t0)) -ge "$limit" ]; then
