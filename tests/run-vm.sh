@@ -545,7 +545,7 @@ guest() {
 	qemu_run "$@" || true
 	# (a guest that ended before its harness printed, the kernel's boot
 	# panicked: the same)
-	[[ " $3 " == *" mw57.install_only=1 "* ]] || [ -n "$shell" ] ||
+	[[ " $3 " == *" mw57.install_only=1 "* ]] || [ -n "$shell" ] || [ -f "$run/$label/stalled" ] ||
 		[ -s "$run/$label/results.tap" ] || echo 0 >"$run/$label/stalled"
 	if [ -f "$run/$label/stalled" ]; then
 		mv "$run/$label/console.log" "$run/$label/console.stalled.log"
@@ -553,8 +553,8 @@ guest() {
 		echo "run-vm: $label: no TAP, the boot stalled or ended" \
 			"(console.stalled.log); booting again"
 		qemu_run "$@" || true
-		[[ " $3 " == *" mw57.install_only=1 "* ]] || [ -s "$run/$label/results.tap" ] ||
-			echo 0 >"$run/$label/stalled"
+		[[ " $3 " == *" mw57.install_only=1 "* ]] || [ -f "$run/$label/stalled" ] ||
+			[ -s "$run/$label/results.tap" ] || echo 0 >"$run/$label/stalled"
 		[ ! -f "$run/$label/stalled" ] ||
 			echo "run-vm: $label: the second boot stalled or ended as well"
 	fi
