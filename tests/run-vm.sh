@@ -483,12 +483,12 @@ monitor() {
 # end QEMU.  Once the harness printed, the same for a guest whose TAP is
 # silent for longer than hang_limit allows: a hung kernel, LABEL/hung.
 watch() {
-	local label=$1 q=$2 t0=$SECONDS size=0 con=0 now limit=$boot_limit what=stalled
+	local label=$1 q=$2 t0=$SECONDS size=0 con=0 now c limit=$boot_limit what=stalled
 	while kill -0 "$q" 2>/dev/null; do
 		now=$(stat -c %s "$run/$label/results.tap" 2>/dev/null || echo 0)
-		if [ "$now" = 0 ] && [ "$(stat -c %s "$run/$label/console.log" 2>/dev/null || echo 0)" != "$con" ]; then
-			con=$(stat -c %s "$run/$label/console.log")
-			t0=$SECONDS
+		c=$(stat -c %s "$run/$label/console.log" 2>/dev/null || echo 0)
+		if [ "$now" = 0 ] && [ "$c" != "$con" ]; then
+			con=$c t0=$SECONDS
 		elif [ "$now" != "$size" ]; then
 			[ "$size" != 0 ] || { what=hung limit=$(hang_limit "$label"); }
 			size=$now t0=$SECONDS
@@ -506,6 +506,19 @@ watch() {
 	done
 }
 
+# expects_tap APPEND: a guest with this command line runs the harness (not
+# the debug kernel's install-only boot, not --shell's guest)
+expects_tap() {
+	[ -z "$shell" ] && [[ " $1 " != *" mw57.install_only=1 "* ]]
+}
+
+# ended_silent LABEL APPEND: a guest that ended without TAP and without the
+# watch's stall record (its boot panicked) gets one, 0 s: "it ended"
+ended_silent() {
+	! expects_tap "$2" || [ -f "$run/$1/stalled" ] || [ -s "$run/$1/results.tap" ] ||
+		echo 0 >"$run/$1/stalled"
+}
+
 # qemu_run LABEL KVER APPEND [BASE]: one QEMU run of $run/LABEL/manifest,
 # on a new layer over BASE (a qcow2 disk) or over the image; its exit code
 qemu_run() {
@@ -519,8 +532,7 @@ qemu_run() {
 	if [ -n "$shell" ]; then
 		wait "$q" || rc=$?
 	else
-		# (the install-only boot of the debug kernel prints no TAP)
-		if [[ " $3 " != *" mw57.install_only=1 "* ]]; then
+		if expects_tap "$3"; then
 			watch "$label" "$q" &
 			w=$!
 		fi
@@ -545,16 +557,14 @@ guest() {
 	qemu_run "$@" || true
 	# (a guest that ended before its harness printed, the kernel's boot
 	# panicked: the same)
-	[[ " $3 " == *" mw57.install_only=1 "* ]] || [ -n "$shell" ] || [ -f "$run/$label/stalled" ] ||
-		[ -s "$run/$label/results.tap" ] || echo 0 >"$run/$label/stalled"
+	ended_silent "$label" "$3"
 	if [ -f "$run/$label/stalled" ]; then
 		mv "$run/$label/console.log" "$run/$label/console.stalled.log"
 		mv "$run/$label/stalled" "$run/$label/stalled-once"
 		echo "run-vm: $label: no TAP, the boot stalled or ended" \
 			"(console.stalled.log); booting again"
 		qemu_run "$@" || true
-		[[ " $3 " == *" mw57.install_only=1 "* ]] || [ -f "$run/$label/stalled" ] ||
-			[ -s "$run/$label/results.tap" ] || echo 0 >"$run/$label/stalled"
+		ended_silent "$label" "$3"
 		[ ! -f "$run/$label/stalled" ] ||
 			echo "run-vm: $label: the second boot stalled or ended as well"
 	fi

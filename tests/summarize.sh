@@ -143,10 +143,11 @@ stall_note() {
 for label in "$@"; do
 	echo "kernel $label:"
 	if [ -f "$run/$label/stalled-once" ]; then
-		if [ "$(cat "$run/$label/stalled-once")" = 0 ]; then
+		stall=$(cat "$run/$label/stalled-once")
+		if [ "$stall" = 0 ]; then
 			echo "  note  the first boot ended before its harness printed; booted again"
 		else
-			echo "  note  the first boot stalled: no TAP after $(cat "$run/$label/stalled-once") s; booted again"
+			echo "  note  the first boot stalled: no TAP after $stall s; booted again"
 		fi
 		stall_note "$label" console.stalled.log
 	fi
