@@ -7,7 +7,8 @@
 # Print the directory holding the patched debug kernel (linux-image and
 # linux-headers .debs, vmlinuz, kernelrelease), building it first when it
 # is not cached.  The build: extract the packaged linux-source-6.1, apply
-# patches/6.1/series, force kbuild/debug/debug.config onto allnoconfig,
+# patches/6.1/series and then the debug kernel's own fixes
+# (kbuild/debug/*.patch, never shipped), force kbuild/debug/debug.config onto allnoconfig,
 # `make bindeb-pkg` through ccache.  The cache key hashes the source
 # package version, the series, the fragment and this script; the compiler
 # cache (kernel-ccache) and the result live under MW57_CACHE, never in the
@@ -21,10 +22,12 @@ fragment=$top/kbuild/debug/debug.config
 series_dir=$top/patches/6.1
 
 srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
-mapfile -t patches < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$series_dir/series")
+mapfile -t patches < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$series_dir/series" |
+	sed "s|^|$series_dir/|")
+patches+=("$top"/kbuild/debug/*.patch)
 key=$({
 	echo "$srcver"
-	for p in "${patches[@]}"; do echo "$p"; cat "$series_dir/$p"; done
+	for p in "${patches[@]}"; do echo "${p#"$top"/}"; cat "$p"; done
 	cat "$fragment" "$0"
 } | sha256sum | cut -c1-16)
 [ "${1:-}" != --key ] || { echo "$key"; exit 0; }
@@ -47,8 +50,8 @@ mkdir -p "$work"
 tar -xJf "$tarball" -C "$work"
 src=$work/linux-source-6.1
 for p in "${patches[@]}"; do
-	patch -d "$src" -p1 -s --no-backup-if-mismatch --fuzz=0 <"$series_dir/$p" ||
-		{ echo "debug-kernel: $p does not apply" >&2; exit 1; }
+	patch -d "$src" -p1 -s --no-backup-if-mismatch --fuzz=0 <"$p" ||
+		{ echo "debug-kernel: ${p#"$top"/} does not apply" >&2; exit 1; }
 done
 
 # Reproducible inputs, so that ccache hits across builds.

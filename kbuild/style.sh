@@ -5,7 +5,7 @@
 # style.sh CACHEDIR
 #
 # checkpatch.pl --strict --no-tree on every module and compat source and on
-# the companion patch series, taken from the packaged linux-source-6.12
+# the companion patch series and the debug kernel's fixes, taken from the packaged linux-source-6.12
 # tarball (Debian's header packages do not ship it) and cached; shellcheck
 # on every shell script.
 set -euo pipefail
@@ -35,8 +35,8 @@ echo "style: checkpatch --strict on ${#csrc[@]} files"
 
 # The series by absolute path: checkpatch reads a path that git tracks as
 # a source file (as with -f), not as a patch.
-mapfile -t series < <(git ls-files 'patches/*.patch')
-echo "style: checkpatch --strict on ${#series[@]} companion patches"
+mapfile -t series < <(git ls-files 'patches/*.patch' 'kbuild/debug/*.patch')
+echo "style: checkpatch --strict on ${#series[@]} kernel patches"
 "$cp_dir/scripts/checkpatch.pl" --no-tree --strict --terse --show-types \
 	--ignore FILE_PATH_CHANGES "${series[@]/#/$top/}" || rc=1
 
