@@ -148,12 +148,24 @@ printf 'modules:\n\t@echo "mw57 test: this tree cannot build"; exit 1\n' \
 fakekconfig
 rc=0
 postinst mw57-dkms || rc=$?
+# Who reports it depends on dkms: bookworm's 3.0 builds for the running
+# and the newest kernel (by /boot/config-*, which the fake lacks), so our
+# loop over every kernel does (exit 1, our line); trixie's 3.2 ships
+# autoinstall_all_kernels.conf, builds every kernel with headers in
+# version order and stops at the first failure with its own exit code (10)
+# and message, before our part runs.
+if [ -e /etc/dkms/framework.conf.d/autoinstall_all_kernels.conf ]; then
+	says="[ $rc = 10 ] && grep -q 'Bad return status for module build on kernel: $fake' '$tmp/postinst' &&
+		grep -q '/var/lib/dkms/mw57/$ver/build/make.log' '$tmp/postinst'"
+else
+	says="[ $rc = 1 ] && grep -q 'build for $fake failed.*make.log' '$tmp/postinst'"
+fi
 ktap_test_result "a kernel whose build fails fails the configure step, naming it and make.log" \
 	sh -c "$(declare -f built_for); mods='$mw57_mods'
-		[ $rc = 1 ] && grep -q 'build for $fake failed.*make.log' '$tmp/postinst' &&
+		$says &&
 		grep -q 'mw57 test: this tree cannot build' /var/lib/dkms/mw57/$ver/build/make.log &&
 		built_for $cur"
-[ "$rc" = 1 ] || ktap_print_msg "exit $rc: $(tail -n 5 "$tmp/postinst")"
+ktap_print_msg "exit $rc: $(tail -n 3 "$tmp/postinst")"
 fakekconfig UACCE=m
 rc=0
 postinst mw57-uacce-dkms || rc=$?
