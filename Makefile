@@ -111,10 +111,14 @@ check: deps
 
 # The Debian source package and its binaries (mw57-dkms, mw57-uacce-dkms,
 # mw57-tools) from a copy of the working tree (dpkg-buildpackage writes to
-# the parent directory), checked by lintian --pedantic.
+# the parent directory), checked by lintian --pedantic.  In a git checkout
+# the copy holds the files git tracks, so that a stray untracked file (a
+# run's --out directory) stays out of the source package; a tree without
+# .git (git archive's, as tests/mutants.sh makes) is copied whole.
 deb:
 	rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb/mw57
-	tar -c --exclude=./build --exclude=./.git . | tar -x -C $(BUILD)/deb/mw57
+	set -o pipefail; if [ -e .git ]; then git ls-files -z | tar -c --null -T -; \
+	else tar -c --exclude=./build .; fi | tar -x -C $(BUILD)/deb/mw57
 	cd $(BUILD)/deb/mw57 && dpkg-buildpackage -us -uc
 	lintian --pedantic --info --fail-on error,warning,pedantic $(BUILD)/deb/*.changes
 	@ls $(BUILD)/deb/*.deb
