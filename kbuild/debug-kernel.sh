@@ -8,11 +8,11 @@
 # linux-headers .debs, vmlinuz, kernelrelease), building it first when it
 # is not cached.  The build: extract the packaged linux-source-6.1, apply
 # patches/6.1/series and then the debug kernel's own fixes
-# (kbuild/debug/*.patch, never shipped), force kbuild/debug/debug.config onto allnoconfig,
-# `make bindeb-pkg` through ccache.  The cache key hashes the source
-# package version, the series, the fragment and this script; the compiler
-# cache (kernel-ccache) and the result live under MW57_CACHE, never in the
-# repository.  --key prints only the key.
+# (kbuild/debug/*.patch, never shipped), force kbuild/debug/debug.config
+# onto allnoconfig, `make bindeb-pkg` through ccache.  The cache key hashes
+# the source package version, those patches, the fragment and this
+# script; the compiler cache (kernel-ccache) and the result live under
+# MW57_CACHE, never in the repository.  --key prints only the key.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,8 +22,8 @@ fragment=$top/kbuild/debug/debug.config
 series_dir=$top/patches/6.1
 
 srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
-mapfile -t patches < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$series_dir/series" |
-	sed "s|^|$series_dir/|")
+mapfile -t patches < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e "s|^|$series_dir/|" \
+	"$series_dir/series")
 patches+=("$top"/kbuild/debug/*.patch)
 key=$({
 	echo "$srcver"

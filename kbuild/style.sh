@@ -4,10 +4,10 @@
 #
 # style.sh CACHEDIR
 #
-# checkpatch.pl --strict --no-tree on every module and compat source and on
-# the companion patch series and the debug kernel's fixes, taken from the packaged linux-source-6.12
-# tarball (Debian's header packages do not ship it) and cached; shellcheck
-# on every shell script.
+# checkpatch.pl --strict --no-tree on every module and compat source, on
+# the companion patch series and on the debug kernel's fixes, taken from
+# the packaged linux-source-6.12 tarball (Debian's header packages do not
+# ship it) and cached; shellcheck on every shell script.
 set -euo pipefail
 cache=$1
 top=$(cd "$(dirname "$0")/.." && pwd)
