@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * USB Raw Gadget for Debian's 6.1 and 6.12 kernels: /dev/raw-gadget, the
- * upstream userspace ABI (ioctls 0-15, events 1-6) plus mw57's poll() and
- * info ioctl.  See README.md next to this file.
+ * USB Raw Gadget for Debian's kernels: /dev/raw-gadget, the upstream
+ * userspace ABI (ioctls 0-15, events 1-6) plus mw57's extensions (poll,
+ * O_NONBLOCK, info, SuperSpeed, streams, asynchronous requests).  See
+ * README.md next to this file.
  *
  * Ownership, the answer to upstream's lifetime bugs:
  *
@@ -17,6 +18,13 @@
  *   for every op to finish before disabling endpoints and freeing requests.
  * - Transfer buffers belong to the ioctl that allocated them; an
  *   interrupted transfer is dequeued and waited for before they are freed.
+ * - An asynchronous request (struct rg_urb) owns its buffer until it is
+ *   reaped or the file is released.  Its usb_request comes from the
+ *   endpoint slot's pool, which lives until the endpoint is disabled;
+ *   dev->async_mutex serializes submitting, cancelling and tearing down
+ *   endpoints, so a pooled request is never reused or freed under a
+ *   dequeue.  Disable and unbind wait until the slot has nothing in
+ *   flight.
  *
  * Copyright (C) 2026 The mw57 authors.
  */
@@ -27,6 +35,7 @@
 #include <linux/kernel.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -77,6 +86,29 @@ struct rg_ep {
 	struct usb_endpoint_descriptor desc;	/* ep->desc points here */
 	struct usb_ss_ep_comp_descriptor comp;	/* and ep->comp_desc here */
 	struct completion done;
+
+	/* asynchronous requests; the pool is freed when the slot is disabled */
+	struct usb_request *pool[USB_RAW_MW57_ASYNC_DEPTH];
+	u32 pool_busy;			/* bit i: pool[i] is in flight */
+	struct list_head urbs;		/* in flight */
+};
+
+/* An asynchronous request, from SUBMIT until REAP (or release). */
+struct rg_urb {
+	struct list_head node;		/* rg_ep.urbs, then rg_dev.done */
+	struct rg_dev *dev;
+	struct rg_ep *ep;
+	struct usb_request *req;	/* pooled, while in flight */
+	unsigned int slot;		/* its index in ep->pool */
+	u64 tag;
+	void __user *ubuf;
+	void *buf;
+	u32 length;
+	bool out;			/* OUT endpoint: data goes to ubuf */
+	u16 handle;
+	int status;
+	u32 actual;
+	u32 frame_number;
 };
 
 struct rg_dev {
@@ -103,6 +135,11 @@ struct rg_dev {
 	struct rg_ep eps[USB_RAW_EPS_NUM_MAX];
 	unsigned int eps_num;
 	wait_queue_head_t op_wait;	/* an op or ep0 transfer ended */
+
+	/* asynchronous requests */
+	struct mutex async_mutex;	/* submit, cancel, endpoint teardown */
+	struct list_head done;		/* completed, oldest first */
+	size_t async_bytes;		/* of the in-flight and unreaped urbs */
 
 	/* set once by INIT; read-only afterwards */
 	int id;
@@ -229,6 +266,30 @@ static void rg_complete(struct usb_ep *ep, struct usb_request *req)
 	complete(req->context);
 }
 
+/*
+ * An asynchronous request ended: keep its result for REAP and give its
+ * pooled usb_request back.  Never called with dev->lock held: SUBMIT,
+ * CANCEL and teardown call the UDC without it.
+ */
+static void rg_urb_complete(struct usb_ep *ep, struct usb_request *req)
+{
+	struct rg_urb *urb = req->context;
+	struct rg_dev *dev = urb->dev;
+	unsigned long flags;
+
+	spin_lock_irqsave(&dev->lock, flags);
+	urb->status = req->status;
+	urb->actual = req->actual;
+	urb->frame_number = req->frame_number;
+	urb->req = NULL;
+	urb->ep->pool_busy &= ~BIT(urb->slot);
+	list_move_tail(&urb->node, &dev->done);
+	wake_up_all(&dev->ev_wait);
+	if (!urb->ep->pool_busy)
+		wake_up_all(&dev->op_wait);
+	spin_unlock_irqrestore(&dev->lock, flags);
+}
+
 /* The endpoint number in a fixed UDC name such as "ep1in-bulk", or ANY. */
 static u8 rg_ep_addr(const char *name)
 {
@@ -272,6 +333,29 @@ static void rg_ep_unconfig(struct rg_ep *ep)
 {
 	ep->ep->desc = NULL;
 	ep->ep->comp_desc = NULL;
+}
+
+/*
+ * Disable an enabled endpoint slot and free its requests.  The caller owns
+ * the slot (its op, or unbind) and holds dev->async_mutex, so no request
+ * is being submitted or cancelled.  The UDC gives back every queued
+ * request before usb_ep_disable() returns (ESHUTDOWN); the wait is for one
+ * that does it later.
+ */
+static void rg_ep_teardown(struct rg_dev *dev, struct rg_ep *ep)
+{
+	unsigned int i;
+
+	usb_ep_disable(ep->ep);
+	wait_event(dev->op_wait, !READ_ONCE(ep->pool_busy));
+	rg_ep_unconfig(ep);
+	usb_ep_free_request(ep->ep, ep->req);
+	ep->req = NULL;
+	for (i = 0; i < ARRAY_SIZE(ep->pool); i++) {
+		if (ep->pool[i])
+			usb_ep_free_request(ep->ep, ep->pool[i]);
+		ep->pool[i] = NULL;
+	}
 }
 
 static int rg_bind(struct usb_gadget *gadget, struct usb_gadget_driver *driver)
@@ -366,18 +450,21 @@ static void rg_unbind(struct usb_gadget *gadget)
 	spin_unlock_irqrestore(&dev->lock, flags);
 	wait_event(dev->op_wait, rg_idle_locked(dev));
 
-	/* Only this thread touches the endpoints now. */
+	/*
+	 * Only this thread touches the endpoints now; a SUBMIT that got in
+	 * before unbinding was set holds the mutex until its request is
+	 * queued, and the teardown ends it.
+	 */
+	mutex_lock(&dev->async_mutex);
 	for (i = 0; i < dev->eps_num; i++) {
 		struct rg_ep *ep = &dev->eps[i];
 
 		if (!ep->enabled)
 			continue;
-		usb_ep_disable(ep->ep);
-		rg_ep_unconfig(ep);
-		usb_ep_free_request(ep->ep, ep->req);
-		ep->req = NULL;
+		rg_ep_teardown(dev, ep);
 		ep->enabled = false;
 	}
+	mutex_unlock(&dev->async_mutex);
 	usb_ep_free_request(gadget->ep0, dev->ep0_req);
 
 	spin_lock_irqsave(&dev->lock, flags);
@@ -475,6 +562,7 @@ static void rg_disconnect(struct usb_gadget *gadget)
 static int rg_open(struct inode *inode, struct file *file)
 {
 	struct rg_dev *dev;
+	unsigned int i;
 
 	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
 	if (!dev)
@@ -483,20 +571,35 @@ static int rg_open(struct inode *inode, struct file *file)
 	init_waitqueue_head(&dev->ev_wait);
 	init_waitqueue_head(&dev->op_wait);
 	init_completion(&dev->ep0_done);
+	mutex_init(&dev->async_mutex);
+	INIT_LIST_HEAD(&dev->done);
+	for (i = 0; i < USB_RAW_EPS_NUM_MAX; i++)
+		INIT_LIST_HEAD(&dev->eps[i].urbs);
 	dev->state = RG_OPENED;
 	dev->id = -1;
 	file->private_data = dev;
 	return stream_open(inode, file);
 }
 
+static void rg_urb_free(struct rg_urb *urb)
+{
+	kfree(urb->buf);
+	kfree(urb);
+}
+
 static int rg_release(struct inode *inode, struct file *file)
 {
 	struct rg_dev *dev = file->private_data;
+	struct rg_urb *urb, *next;
 	unsigned int i;
 
 	/* Returns after unbind: no callback can reach dev afterwards. */
 	if (dev->registered)
 		usb_gadget_unregister_driver(&dev->driver);
+	/* Unbind ended every request: they are all on the done list. */
+	list_for_each_entry_safe(urb, next, &dev->done, node)
+		rg_urb_free(urb);
+	mutex_destroy(&dev->async_mutex);
 	for (i = 0; i < RG_EVENT_QUEUE_SIZE; i++)
 		kfree(dev->events[i]);
 	if (dev->id >= 0)
@@ -520,6 +623,8 @@ static __poll_t rg_poll(struct file *file, poll_table *wait)
 	spin_lock_irqsave(&dev->lock, flags);
 	if (dev->ev_count)
 		mask |= EPOLLIN | EPOLLRDNORM;
+	if (!list_empty(&dev->done))
+		mask |= EPOLLRDBAND;
 	if (dev->state == RG_FAILED)
 		mask |= EPOLLERR;
 	spin_unlock_irqrestore(&dev->lock, flags);
@@ -871,9 +976,11 @@ static int rg_ep_io(struct rg_dev *dev, const char *op, struct rg_io *io,
 		goto out_unlock;
 	}
 	ep = &dev->eps[handle];
-	if (!ep->enabled || ep->op != RG_OP_NONE) {
-		rg_why(dev, op, "handle %u is %s\n", handle, ep->enabled ?
-		       "busy (one transfer at a time)" : "not enabled");
+	if (!ep->enabled || ep->op != RG_OP_NONE || ep->pool_busy) {
+		rg_why(dev, op, "handle %u is %s\n", handle, !ep->enabled ?
+		       "not enabled" : ep->pool_busy ?
+		       "busy (asynchronous requests in flight)" :
+		       "busy (one transfer at a time)");
 		ret = -EBUSY;
 		goto out_unlock;
 	}
@@ -1107,13 +1214,14 @@ static struct rg_ep *rg_ep_get(struct rg_dev *dev, const char *op,
 	return ep;
 }
 
+/* Asynchronous requests on the endpoint end with ESHUTDOWN. */
 static int rg_ioctl_ep_disable(struct rg_dev *dev, unsigned long value)
 {
-	struct usb_request *req;
 	unsigned long flags;
 	struct rg_ep *ep;
 	int ret;
 
+	mutex_lock(&dev->async_mutex);
 	spin_lock_irqsave(&dev->lock, flags);
 	ep = rg_ep_get(dev, "EP_DISABLE", value, &ret);
 	if (!ep)
@@ -1121,11 +1229,7 @@ static int rg_ioctl_ep_disable(struct rg_dev *dev, unsigned long value)
 	ep->op = RG_OP_DISABLE;
 	spin_unlock_irqrestore(&dev->lock, flags);
 
-	usb_ep_disable(ep->ep);
-	rg_ep_unconfig(ep);
-	req = ep->req;
-	ep->req = NULL;
-	usb_ep_free_request(ep->ep, req);
+	rg_ep_teardown(dev, ep);
 
 	spin_lock_irqsave(&dev->lock, flags);
 	ep->enabled = false;
@@ -1133,6 +1237,7 @@ static int rg_ioctl_ep_disable(struct rg_dev *dev, unsigned long value)
 	wake_up_all(&dev->op_wait);
 out_unlock:
 	spin_unlock_irqrestore(&dev->lock, flags);
+	mutex_unlock(&dev->async_mutex);
 	return ret;
 }
 
@@ -1296,6 +1401,292 @@ static int rg_ioctl_mw57_info(struct rg_dev *dev, unsigned long value)
 	return ret;
 }
 
+/* --- asynchronous requests ------------------------------------------------ */
+
+/* What an urb holds against USB_RAW_MW57_ASYNC_BYTES. */
+static size_t rg_urb_cost(const struct rg_urb *urb)
+{
+	return sizeof(*urb) + urb->length;
+}
+
+/*
+ * The endpoint a SUBMIT goes to, with a pool slot and the bytes reserved
+ * for @urb; dev->lock held.  NULL and *err when it cannot take one more.
+ */
+static struct rg_ep *rg_urb_reserve(struct rg_dev *dev, struct rg_urb *urb,
+				    u16 stream_id, int *err)
+{
+	struct rg_ep *ep;
+
+	*err = rg_check_bound(dev, "SUBMIT");
+	if (*err)
+		return NULL;
+	if (urb->handle >= dev->eps_num) {
+		rg_why(dev, "SUBMIT", "handle %u: the UDC has %u endpoints\n",
+		       urb->handle, dev->eps_num);
+		*err = -EINVAL;
+		return NULL;
+	}
+	ep = &dev->eps[urb->handle];
+	if (!ep->enabled || ep->op != RG_OP_NONE) {
+		rg_why(dev, "SUBMIT", "handle %u is %s\n", urb->handle,
+		       ep->enabled ? "busy (a blocking transfer is running)" :
+		       "not enabled");
+		*err = -EBUSY;
+		return NULL;
+	}
+	if (stream_id > usb_ss_max_streams(ep->ep->comp_desc)) {
+		rg_why(dev, "SUBMIT", "handle %u has %d streams, not stream %u\n",
+		       urb->handle, usb_ss_max_streams(ep->ep->comp_desc),
+		       stream_id);
+		*err = -EINVAL;
+		return NULL;
+	}
+	if (ep->pool_busy == GENMASK(USB_RAW_MW57_ASYNC_DEPTH - 1, 0)) {
+		rg_why(dev, "SUBMIT", "handle %u has %u requests in flight\n",
+		       urb->handle, USB_RAW_MW57_ASYNC_DEPTH);
+		*err = -EAGAIN;
+		return NULL;
+	}
+	if (dev->async_bytes + rg_urb_cost(urb) > USB_RAW_MW57_ASYNC_BYTES) {
+		rg_why(dev, "SUBMIT", "%zu bytes held by requests, %zu more is over %u\n",
+		       dev->async_bytes, rg_urb_cost(urb),
+		       USB_RAW_MW57_ASYNC_BYTES);
+		*err = -ENOMEM;
+		return NULL;
+	}
+	urb->slot = ffz(ep->pool_busy);
+	ep->pool_busy |= BIT(urb->slot);
+	dev->async_bytes += rg_urb_cost(urb);
+	urb->ep = ep;
+	urb->out = !usb_endpoint_dir_in(&ep->desc);
+	return ep;
+}
+
+/* Undo rg_urb_reserve() for a request that never got queued. */
+static void rg_urb_unreserve(struct rg_dev *dev, struct rg_urb *urb)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&dev->lock, flags);
+	if (!list_empty(&urb->node))
+		list_del_init(&urb->node);
+	urb->ep->pool_busy &= ~BIT(urb->slot);
+	dev->async_bytes -= rg_urb_cost(urb);
+	if (!urb->ep->pool_busy)
+		wake_up_all(&dev->op_wait);
+	spin_unlock_irqrestore(&dev->lock, flags);
+}
+
+/* Queue @urb, whose buffer is allocated, as its SUBMIT @arg says. */
+static int rg_urb_queue(struct rg_dev *dev, struct rg_urb *urb,
+			const struct usb_raw_mw57_urb *arg)
+{
+	struct usb_request *req;
+	unsigned long flags;
+	struct rg_ep *ep;
+	int ret;
+
+	spin_lock_irqsave(&dev->lock, flags);
+	ep = rg_urb_reserve(dev, urb, arg->stream_id, &ret);
+	spin_unlock_irqrestore(&dev->lock, flags);
+	if (!ep)
+		return ret;
+
+	/* The slot and its pool stay ours: teardown needs the mutex. */
+	if (!urb->out && copy_from_user(urb->buf, urb->ubuf, urb->length)) {
+		ret = -EFAULT;
+		goto err_unreserve;
+	}
+	if (!ep->pool[urb->slot])
+		ep->pool[urb->slot] = usb_ep_alloc_request(ep->ep, GFP_KERNEL);
+	req = ep->pool[urb->slot];
+	if (!req) {
+		ret = -ENOMEM;
+		goto err_unreserve;
+	}
+	req->buf = urb->buf;
+	req->length = urb->length;
+	req->zero = usb_raw_io_flags_zero(arg->flags);
+	req->stream_id = arg->stream_id;
+	req->complete = rg_urb_complete;
+	req->context = urb;
+	urb->req = req;
+
+	/* Listed first: the UDC may give it back inside usb_ep_queue(). */
+	spin_lock_irqsave(&dev->lock, flags);
+	list_add_tail(&urb->node, &ep->urbs);
+	spin_unlock_irqrestore(&dev->lock, flags);
+	ret = usb_ep_queue(ep->ep, req, GFP_KERNEL);
+	if (ret) {
+		rg_why(dev, "SUBMIT", "%s: the UDC refused the request: %d\n",
+		       ep->ep->name, ret);
+		goto err_unreserve;
+	}
+	return 0;
+
+err_unreserve:
+	urb->req = NULL;
+	rg_urb_unreserve(dev, urb);
+	return ret;
+}
+
+static int rg_ioctl_submit(struct rg_dev *dev, unsigned long value)
+{
+	struct usb_raw_mw57_urb arg;
+	struct rg_urb *urb;
+	int ret;
+
+	if (copy_from_user(&arg, (void __user *)value, sizeof(arg)))
+		return -EFAULT;
+	if (arg.reserved0 || arg.reserved) {
+		rg_why(dev, "SUBMIT", "reserved fields set\n");
+		return -EINVAL;
+	}
+	if (!usb_raw_io_flags_valid(arg.flags)) {
+		rg_why(dev, "SUBMIT", "unknown flags %#x\n", arg.flags);
+		return -EINVAL;
+	}
+	if (arg.length > KMALLOC_MAX_SIZE) {
+		rg_why(dev, "SUBMIT", "length %u is over %lu\n", arg.length,
+		       (unsigned long)KMALLOC_MAX_SIZE);
+		return -EINVAL;
+	}
+
+	urb = kzalloc(sizeof(*urb), GFP_KERNEL);
+	if (!urb)
+		return -ENOMEM;
+	/* Never ZERO_SIZE_PTR: a real UDC maps the buffer for DMA. */
+	urb->buf = kmalloc(max_t(u32, arg.length, 1), GFP_KERNEL | __GFP_NOWARN);
+	if (!urb->buf) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	INIT_LIST_HEAD(&urb->node);
+	urb->dev = dev;
+	urb->tag = arg.tag;
+	urb->ubuf = u64_to_user_ptr(arg.buffer);
+	urb->length = arg.length;
+	urb->handle = arg.ep;
+
+	mutex_lock(&dev->async_mutex);
+	ret = rg_urb_queue(dev, urb, &arg);
+	mutex_unlock(&dev->async_mutex);
+	if (ret)
+		goto err_free;
+	return 0;
+
+err_free:
+	rg_urb_free(urb);
+	return ret;
+}
+
+/* The oldest completion, or NULL and *err (0: wait for one); dev->lock held. */
+static struct rg_urb *rg_urb_take(struct rg_dev *dev, bool nonblock, int *err)
+{
+	struct rg_urb *urb;
+
+	*err = 0;
+	urb = list_first_entry_or_null(&dev->done, struct rg_urb, node);
+	if (urb) {
+		list_del(&urb->node);
+		dev->async_bytes -= rg_urb_cost(urb);
+		return urb;
+	}
+	if (dev->state != RG_RUNNING && dev->state != RG_REGISTERING) {
+		rg_why(dev, "REAP", "%s\n", dev->state == RG_FAILED ?
+		       "the instance has failed" : "not running (RUN first)");
+		*err = -EINVAL;
+	} else if (nonblock) {
+		*err = -EAGAIN;
+	}
+	return NULL;
+}
+
+static int rg_ioctl_reap(struct rg_dev *dev, unsigned long value,
+			 bool nonblock)
+{
+	struct usb_raw_mw57_completion c = { };
+	struct rg_urb *urb;
+	unsigned long flags;
+	int ret;
+
+	for (;;) {
+		spin_lock_irqsave(&dev->lock, flags);
+		urb = rg_urb_take(dev, nonblock, &ret);
+		spin_unlock_irqrestore(&dev->lock, flags);
+		if (urb || ret)
+			break;
+		if (wait_event_interruptible(dev->ev_wait,
+					     !list_empty(&dev->done) ||
+					     READ_ONCE(dev->state) == RG_FAILED))
+			return -EINTR;
+	}
+	if (!urb)
+		return ret;
+
+	c.tag = urb->tag;
+	c.status = urb->status;
+	c.actual = urb->actual;
+	c.frame_number = urb->frame_number;
+	c.ep = urb->handle;
+	/* Consumed even when a copy fails, as EVENT_FETCH's events are. */
+	if (urb->out && urb->actual &&
+	    copy_to_user(urb->ubuf, urb->buf, min(urb->actual, urb->length)))
+		ret = -EFAULT;
+	else if (copy_to_user((void __user *)value, &c, sizeof(c)))
+		ret = -EFAULT;
+	rg_urb_free(urb);
+	return ret;
+}
+
+static int rg_ioctl_cancel(struct rg_dev *dev, unsigned long value)
+{
+	struct usb_raw_mw57_cancel arg;
+	struct usb_request *req = NULL;
+	struct usb_ep *uep = NULL;
+	unsigned long flags;
+	struct rg_urb *urb;
+	int ret;
+
+	if (copy_from_user(&arg, (void __user *)value, sizeof(arg)))
+		return -EFAULT;
+	if (arg.reserved0 || arg.reserved) {
+		rg_why(dev, "CANCEL", "reserved fields set\n");
+		return -EINVAL;
+	}
+
+	/* The mutex keeps the pooled request from being reused or freed. */
+	mutex_lock(&dev->async_mutex);
+	spin_lock_irqsave(&dev->lock, flags);
+	ret = rg_check_bound(dev, "CANCEL");
+	if (!ret && arg.ep >= dev->eps_num) {
+		rg_why(dev, "CANCEL", "handle %u: the UDC has %u endpoints\n",
+		       arg.ep, dev->eps_num);
+		ret = -EINVAL;
+	}
+	if (!ret) {
+		list_for_each_entry(urb, &dev->eps[arg.ep].urbs, node) {
+			if (urb->tag == arg.tag) {
+				req = urb->req;
+				uep = dev->eps[arg.ep].ep;
+				break;
+			}
+		}
+		if (!req) {
+			rg_why(dev, "CANCEL", "no request with tag %llu in flight on handle %u\n",
+			       arg.tag, arg.ep);
+			ret = -EINVAL;
+		}
+	}
+	spin_unlock_irqrestore(&dev->lock, flags);
+	/* It may have ended meanwhile: then the UDC just finds nothing. */
+	if (req)
+		usb_ep_dequeue(uep, req);
+	mutex_unlock(&dev->async_mutex);
+	return ret;
+}
+
 static long rg_ioctl(struct file *file, unsigned int cmd, unsigned long value)
 {
 	struct rg_dev *dev = file->private_data;
@@ -1342,6 +1733,12 @@ static long rg_ioctl(struct file *file, unsigned int cmd, unsigned long value)
 		return rg_ioctl_io(dev, value, RG_IO_STREAM, true);
 	case USB_RAW_MW57_IOCTL_EP_READ_STREAM:
 		return rg_ioctl_io(dev, value, RG_IO_STREAM, false);
+	case USB_RAW_MW57_IOCTL_SUBMIT:
+		return rg_ioctl_submit(dev, value);
+	case USB_RAW_MW57_IOCTL_REAP:
+		return rg_ioctl_reap(dev, value, file->f_flags & O_NONBLOCK);
+	case USB_RAW_MW57_IOCTL_CANCEL:
+		return rg_ioctl_cancel(dev, value);
 	default:
 		rg_why(dev, "ioctl", "unknown command %#x\n", cmd);
 		return -EINVAL;	/* upstream ABI: not ENOTTY */

@@ -53,6 +53,13 @@ int main(void)
 	P(USB_RAW_MW57_IOCTL_EP_WRITE_STREAM); P(USB_RAW_MW57_IOCTL_EP_READ_STREAM);
 	P(sizeof(struct usb_raw_mw57_ep_io_stream));
 	P(offsetof(struct usb_raw_mw57_ep_io_stream, stream_id));
+	P(USB_RAW_MW57_IOCTL_SUBMIT); P(USB_RAW_MW57_IOCTL_REAP);
+	P(USB_RAW_MW57_IOCTL_CANCEL); P(sizeof(struct usb_raw_mw57_urb));
+	P(offsetof(struct usb_raw_mw57_urb, stream_id));
+	P(sizeof(struct usb_raw_mw57_completion));
+	P(offsetof(struct usb_raw_mw57_completion, ep));
+	P(sizeof(struct usb_raw_mw57_cancel));
+	P(USB_RAW_MW57_ASYNC_DEPTH); P(USB_RAW_MW57_ASYNC_BYTES);
 	return !rg_event_name(1);
 }
 C
@@ -102,7 +109,17 @@ offsetof(struct usb_raw_mw57_ep_ss, comp) 0x9
 USB_RAW_MW57_IOCTL_EP_WRITE_STREAM 0x4010b902
 USB_RAW_MW57_IOCTL_EP_READ_STREAM 0xc010b903
 sizeof(struct usb_raw_mw57_ep_io_stream) 0x10
-offsetof(struct usb_raw_mw57_ep_io_stream, stream_id) 0x8"
+offsetof(struct usb_raw_mw57_ep_io_stream, stream_id) 0x8
+USB_RAW_MW57_IOCTL_SUBMIT 0x4020b904
+USB_RAW_MW57_IOCTL_REAP 0x8020b905
+USB_RAW_MW57_IOCTL_CANCEL 0x4010b906
+sizeof(struct usb_raw_mw57_urb) 0x20
+offsetof(struct usb_raw_mw57_urb, stream_id) 0x18
+sizeof(struct usb_raw_mw57_completion) 0x20
+offsetof(struct usb_raw_mw57_completion, ep) 0x14
+sizeof(struct usb_raw_mw57_cancel) 0x10
+USB_RAW_MW57_ASYNC_DEPTH 0x20
+USB_RAW_MW57_ASYNC_BYTES 0x2000000"
 got=$("$root/abi" 2>&1)
 ktap_test_result "every ioctl number, event type, constant and layout is upstream's, ours are pinned" \
 	test "$got" = "$expected"

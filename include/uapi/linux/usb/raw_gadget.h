@@ -197,9 +197,13 @@ struct usb_raw_eps_info {
  * Upstream kernels have no poll method and report the fd as always
  * readable and writable.
  *
- * O_NONBLOCK (at open, or set with fcntl): USB_RAW_IOCTL_EVENT_FETCH fails
- * with EAGAIN when no event is queued.  The transfer ioctls ignore it.
- * Upstream kernels refuse to open with O_NONBLOCK (EINVAL).
+ * It also reports EPOLLRDBAND while a completion of an asynchronous
+ * request can be reaped (USB_RAW_MW57_IOCTL_REAP will not block).
+ *
+ * O_NONBLOCK (at open, or set with fcntl): USB_RAW_IOCTL_EVENT_FETCH and
+ * USB_RAW_MW57_IOCTL_REAP fail with EAGAIN when nothing is queued.  The
+ * transfer ioctls ignore it.  Upstream kernels refuse to open with
+ * O_NONBLOCK (EINVAL).
  */
 
 /* Ioctl magic of the mw57 extensions; unassigned in ioctl-number.rst. */
@@ -284,5 +288,106 @@ struct usb_raw_mw57_ep_io_stream {
 	_IOW(USB_RAW_MW57_IOCTL_MAGIC, 2, struct usb_raw_mw57_ep_io_stream)
 #define USB_RAW_MW57_IOCTL_EP_READ_STREAM	\
 	_IOWR(USB_RAW_MW57_IOCTL_MAGIC, 3, struct usb_raw_mw57_ep_io_stream)
+
+/*
+ * Asynchronous transfers on the non-control endpoints, in the manner of
+ * usbfs' SUBMITURB and REAPURB.  Up to USB_RAW_MW57_ASYNC_DEPTH requests
+ * per endpoint are in flight, and the requests of an open file that are
+ * in flight or not yet reaped hold at most USB_RAW_MW57_ASYNC_BYTES (their
+ * buffers plus a record of less than 128 bytes each).  An endpoint
+ * with asynchronous requests takes no EP_READ or EP_WRITE (EBUSY), and
+ * SUBMIT on an endpoint that a blocking transfer is using is EBUSY too.
+ * EP_DISABLE, an unbind of the UDC and close() end every request on the
+ * endpoint (status ESHUTDOWN, as the UDC gives it); a bus reset ends them
+ * the way the UDC does (dummy_hcd: ESHUTDOWN).  Completions of requests
+ * that ended stay reapable until close().
+ */
+#define USB_RAW_MW57_ASYNC_DEPTH	32
+#define USB_RAW_MW57_ASYNC_BYTES	(32 << 20)
+
+/*
+ * struct usb_raw_mw57_urb - argument of USB_RAW_MW57_IOCTL_SUBMIT.
+ * @tag: the caller's, returned in the completion.
+ * @buffer: the data, a user pointer: read at SUBMIT for an IN endpoint,
+ *	written at REAP for an OUT endpoint (so it must stay valid until the
+ *	completion is reaped).
+ * @length: bytes, at most the kernel's largest kmalloc (4 MiB on amd64).
+ * @ep: the endpoint handle, as EP_ENABLE returned it.
+ * @flags: USB_RAW_IO_FLAGS_ZERO or 0, as for EP_WRITE.
+ * @stream_id: 0, or a bulk stream of an endpoint enabled with streams.
+ * @reserved0: zero.
+ * @reserved: zero.
+ */
+struct usb_raw_mw57_urb {
+	__u64	tag;
+	__u64	buffer;
+	__u32	length;
+	__u16	ep;
+	__u16	flags;
+	__u16	stream_id;
+	__u16	reserved0;
+	__u32	reserved;
+};
+
+/*
+ * struct usb_raw_mw57_completion - what USB_RAW_MW57_IOCTL_REAP returns.
+ * @tag: the request's tag.
+ * @status: 0, or the negative errno the UDC ended the request with
+ *	(ECONNRESET: cancelled; ESHUTDOWN: disabled, disconnected, unbound).
+ * @actual: bytes transferred.
+ * @frame_number: the (micro)frame of an isochronous transfer, where the
+ *	UDC reports it; 0 otherwise.
+ * @ep: the endpoint handle.
+ * @reserved0: zero.
+ * @reserved: zero.
+ */
+struct usb_raw_mw57_completion {
+	__u64	tag;
+	__s32	status;
+	__u32	actual;
+	__u32	frame_number;
+	__u16	ep;
+	__u16	reserved0;
+	__u32	reserved[2];
+};
+
+/*
+ * struct usb_raw_mw57_cancel - argument of USB_RAW_MW57_IOCTL_CANCEL.
+ * @tag: the tag of the request to cancel.
+ * @ep: its endpoint handle.
+ * @reserved0: zero.
+ * @reserved: zero.
+ */
+struct usb_raw_mw57_cancel {
+	__u64	tag;
+	__u16	ep;
+	__u16	reserved0;
+	__u32	reserved;
+};
+
+/*
+ * SUBMIT queues a transfer and returns 0 at once; its completion is
+ * reaped later.  EINVAL as for EP_WRITE/EP_READ and for reserved fields;
+ * EBUSY while a blocking transfer uses the endpoint; EAGAIN when the
+ * endpoint has USB_RAW_MW57_ASYNC_DEPTH requests in flight, ENOMEM when
+ * the file's requests would pass USB_RAW_MW57_ASYNC_BYTES (reap first).
+ *
+ * REAP takes the oldest completion of any endpoint, copies an OUT
+ * transfer's data to its buffer and returns 0.  It waits for one unless
+ * the file is O_NONBLOCK (then EAGAIN), and is interrupted by signals
+ * (EINTR).  EINVAL before RUN, and once the instance has failed with
+ * nothing left to reap.  EFAULT when a buffer is gone: the completion is
+ * consumed anyway.
+ *
+ * CANCEL asks the UDC to end the request with that tag on that endpoint,
+ * still in flight; it is reaped with ECONNRESET (or its own status if it
+ * ended first).  0, or EINVAL when no such request is in flight.
+ */
+#define USB_RAW_MW57_IOCTL_SUBMIT	\
+	_IOW(USB_RAW_MW57_IOCTL_MAGIC, 4, struct usb_raw_mw57_urb)
+#define USB_RAW_MW57_IOCTL_REAP		\
+	_IOR(USB_RAW_MW57_IOCTL_MAGIC, 5, struct usb_raw_mw57_completion)
+#define USB_RAW_MW57_IOCTL_CANCEL	\
+	_IOW(USB_RAW_MW57_IOCTL_MAGIC, 6, struct usb_raw_mw57_cancel)
 
 #endif /* _UAPI__LINUX_USB_RAW_GADGET_H */
