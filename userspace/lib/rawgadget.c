@@ -204,3 +204,26 @@ int rg_ep_read_stream(int fd, int handle, uint16_t stream, void *data,
 	return rg_io(fd, USB_RAW_MW57_IOCTL_EP_READ_STREAM, handle, stream,
 		     data, len, 0, 0, 1);
 }
+
+int rg_submit(int fd, int handle, uint64_t tag, void *data, uint32_t len,
+	      uint16_t stream, uint16_t flags)
+{
+	struct usb_raw_mw57_urb arg = {
+		.tag = tag, .buffer = (uintptr_t)data, .length = len,
+		.ep = handle, .flags = flags, .stream_id = stream,
+	};
+
+	return rg_ret(ioctl(fd, USB_RAW_MW57_IOCTL_SUBMIT, &arg));
+}
+
+int rg_reap(int fd, struct usb_raw_mw57_completion *c)
+{
+	return rg_ret(ioctl(fd, USB_RAW_MW57_IOCTL_REAP, c));
+}
+
+int rg_cancel(int fd, int handle, uint64_t tag)
+{
+	struct usb_raw_mw57_cancel arg = { .tag = tag, .ep = handle };
+
+	return rg_ret(ioctl(fd, USB_RAW_MW57_IOCTL_CANCEL, &arg));
+}

@@ -3,11 +3,13 @@
 /*
  * librawgadget: the device loop.  Answers GET_DESCRIPTOR (device,
  * configuration, other-speed, qualifier, strings), GET_STATUS,
- * GET_CONFIGURATION, SET_CONFIGURATION, SET/GET_INTERFACE (alt 0 only);
+ * GET_CONFIGURATION, SET_CONFIGURATION, SET/GET_INTERFACE (alt 0, others
+ * through ops->set_interface);
  * passes class and vendor requests to ops->control; stops the device's
  * threads on RESET and DISCONNECT so it can enumerate again.
  */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -44,6 +46,7 @@ static void rg_deconfigure(struct rg_device *d)
 	if (d->configured && d->ops->deconfigure)
 		d->ops->deconfigure(d);
 	d->configured = 0;
+	d->alt = 0;
 }
 
 /* UTF-16LE string descriptor for index i into buf; its length or -1. */
@@ -123,7 +126,7 @@ static int rg_standard_in(struct rg_device *d, const struct usb_ctrlrequest *c,
 		buf[0] = d->configured;
 		return 1;
 	case USB_REQ_GET_INTERFACE:
-		buf[0] = 0;
+		buf[0] = d->alt;
 		return 1;
 	default:
 		return -1;
@@ -151,7 +154,12 @@ static int rg_standard_out(struct rg_device *d, const struct usb_ctrlrequest *c)
 		rg_configure(d->fd);
 		return 0;
 	case USB_REQ_SET_INTERFACE:
-		return c->wValue == 0 ? 0 : -1;
+		if (!d->ops->set_interface)
+			return c->wValue == 0 ? 0 : -1;
+		if (!d->configured || d->ops->set_interface(d, c->wValue) < 0)
+			return -1;
+		d->alt = c->wValue;
+		return 0;
 	case USB_REQ_SET_ADDRESS:	/* handled by the UDC; never seen */
 	case USB_REQ_SET_FEATURE:
 	case USB_REQ_CLEAR_FEATURE:
@@ -205,7 +213,10 @@ int rg_device_loop(struct rg_device *d)
 	d->loop_tid = (unsigned long)pthread_self();
 	while (!d->stop) {
 		ret = rg_event_fetch(d->fd, &e.ev, sizeof(e.ctrl));
-		if (ret == -EINTR)
+		if (ret == -EAGAIN)	/* O_NONBLOCK: wait in poll() */
+			poll(&(struct pollfd){ .fd = d->fd, .events = POLLIN },
+			     1, -1);
+		if (ret == -EINTR || ret == -EAGAIN)
 			continue;
 		if (ret)
 			return ret;

@@ -47,19 +47,9 @@ struct kb_hid_desc {
 	uint16_t wReportLength;
 } __attribute__((packed));
 
-static struct usb_device_descriptor kb_device = {
-	.bLength = USB_DT_DEVICE_SIZE,
-	.bDescriptorType = USB_DT_DEVICE,
-	.bcdUSB = 0x0200,
-	.bMaxPacketSize0 = 64,
-	.idVendor = 0x1d6b,
-	.idProduct = 0x5701,
-	.bcdDevice = 0x0100,
-	.iManufacturer = 1,
-	.iProduct = 2,
-	.iSerialNumber = 3,
-	.bNumConfigurations = 1,
-};
+static struct usb_device_descriptor kb_device =
+	RG_DEVICE_DESC(0x1d6b, 0x5701,
+		       .iManufacturer = 1, .iProduct = 2, .iSerialNumber = 3);
 
 static const struct {
 	struct usb_config_descriptor config;

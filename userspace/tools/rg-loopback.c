@@ -17,18 +17,9 @@
 
 #include <mw57/rawgadget.h>
 
-static struct usb_device_descriptor lb_device = {
-	.bLength = USB_DT_DEVICE_SIZE,
-	.bDescriptorType = USB_DT_DEVICE,
-	.bcdUSB = 0x0200,
-	.bMaxPacketSize0 = 64,
-	.idVendor = 0x1d6b,
-	.idProduct = 0x5703,
-	.bcdDevice = 0x0100,
-	.iManufacturer = 1,
-	.iProduct = 2,
-	.bNumConfigurations = 1,
-};
+static struct usb_device_descriptor lb_device =
+	RG_DEVICE_DESC(0x1d6b, 0x5703,
+		       .iManufacturer = 1, .iProduct = 2);
 
 static struct {
 	struct usb_config_descriptor config;

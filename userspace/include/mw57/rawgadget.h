@@ -26,6 +26,23 @@ struct rg_endpoint_descriptor {
 } __attribute__((packed));
 
 /*
+ * The device descriptor of a USB 2.0 device with one configuration, ep0
+ * of 64 bytes and bcdDevice 1.00; more fields (class, string indexes) in
+ * the variable part.
+ */
+#define RG_DEVICE_DESC(vid, pid, ...) {				\
+	.bLength = USB_DT_DEVICE_SIZE,				\
+	.bDescriptorType = USB_DT_DEVICE,			\
+	.bcdUSB = 0x0200,					\
+	.bMaxPacketSize0 = 64,					\
+	.idVendor = (vid),					\
+	.idProduct = (pid),					\
+	.bcdDevice = 0x0100,					\
+	.bNumConfigurations = 1,				\
+	__VA_ARGS__						\
+}
+
+/*
  * Initializers for the descriptor tables of a one-configuration,
  * one-interface device (bus-powered, 100 mA): the configuration header
  * over the whole table CFG, the interface header, a bulk endpoint.
@@ -96,6 +113,15 @@ int rg_ep_write_stream(int fd, int handle, uint16_t stream, const void *data,
 		       uint32_t len, uint16_t flags);
 int rg_ep_read_stream(int fd, int handle, uint16_t stream, void *data,
 		      uint32_t len);
+/*
+ * Asynchronous transfers: submit returns 0 at once; @data must stay valid
+ * until the completion is reaped (an OUT endpoint's data lands there at
+ * reap).  Reap waits unless the fd is O_NONBLOCK (-EAGAIN then).
+ */
+int rg_submit(int fd, int handle, uint64_t tag, void *data, uint32_t len,
+	      uint16_t stream, uint16_t flags);
+int rg_reap(int fd, struct usb_raw_mw57_completion *c);
+int rg_cancel(int fd, int handle, uint64_t tag);
 
 const char *rg_event_name(uint32_t type);
 
@@ -131,6 +157,11 @@ struct rg_device_ops {
 	int (*control)(struct rg_device *d, const struct usb_ctrlrequest *c);
 	/* Every event, before it is handled.  May be NULL. */
 	void (*event)(struct rg_device *d, const struct usb_raw_event *ev);
+	/*
+	 * SET_INTERFACE(alt) of the configured device: switch endpoints.
+	 * 0, or negative to stall.  NULL: only alternate setting 0 exists.
+	 */
+	int (*set_interface)(struct rg_device *d, unsigned int alt);
 };
 
 struct rg_device {
@@ -142,6 +173,7 @@ struct rg_device {
 	const struct rg_device_ops *ops;
 	void *priv;
 	int configured;			/* current bConfigurationValue */
+	int alt;			/* current alternate setting */
 	int verbose;
 	volatile int stop;		/* rg_device_stop() */
 	unsigned long loop_tid;		/* pthread_t running the loop */
