@@ -9,10 +9,14 @@
  * 4096-byte control buffer.  Endpoints are chosen from EPS_INFO.
  *
  *   rg-zero [-v] [-d UDC_DEVICE] [-s SPEED] [-P PATTERN] [-b BUFLEN]
- *           [-p VID:PID]
+ *           [-q DEPTH] [-p VID:PID]
  *
  * PATTERN 0: zeroes; 1: byte i of each packet is (i % maxpacket) % 63;
  * 2: zeroes sent, nothing checked (SourceSink's pattern 2, for benchmarks).
+ * SPEED 5 (SuperSpeed): 1024-byte bulk packets with endpoint companions.
+ * DEPTH 0 (default): one blocking EP_WRITE/EP_READ thread per endpoint;
+ * 1..32: one thread keeps DEPTH asynchronous requests in flight on each
+ * endpoint (mw57's SUBMIT and REAP).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -25,20 +29,10 @@
 
 #define ZERO_CTRL_BUFSIZ 4096
 
-static struct usb_device_descriptor zero_device = {
-	.bLength = USB_DT_DEVICE_SIZE,
-	.bDescriptorType = USB_DT_DEVICE,
-	.bcdUSB = 0x0200,
-	.bDeviceClass = USB_CLASS_VENDOR_SPEC,
-	.bMaxPacketSize0 = 64,
-	.idVendor = 0x0525,
-	.idProduct = 0xa4a0,
-	.bcdDevice = 0x0100,
-	.iManufacturer = 1,
-	.iProduct = 2,
-	.iSerialNumber = 3,
-	.bNumConfigurations = 1,
-};
+static struct usb_device_descriptor zero_device =
+	RG_DEVICE_DESC(0x0525, 0xa4a0,
+		       .bDeviceClass = USB_CLASS_VENDOR_SPEC, .iManufacturer = 1,
+		       .iProduct = 2, .iSerialNumber = 3);
 
 static struct {
 	struct usb_config_descriptor config;
@@ -52,6 +46,28 @@ static struct {
 	.source = RG_BULK_EP_DESC(USB_DIR_IN | 1, 512),
 };
 
+/* At SuperSpeed (-s 5): 1024-byte packets, no burst, as SourceSink's default. */
+#define ZERO_SS_COMP {						\
+	.bLength = USB_DT_SS_EP_COMP_SIZE,			\
+	.bDescriptorType = USB_DT_SS_ENDPOINT_COMP,		\
+}
+
+static struct {
+	struct usb_config_descriptor config;
+	struct usb_interface_descriptor intf;
+	struct rg_endpoint_descriptor sink;
+	struct usb_ss_ep_comp_descriptor sink_comp;
+	struct rg_endpoint_descriptor source;
+	struct usb_ss_ep_comp_descriptor source_comp;
+} __attribute__((packed)) zero_ss_config = {
+	.config = RG_CONFIG_DESC(zero_ss_config),
+	.intf = RG_INTERFACE_DESC(2, USB_CLASS_VENDOR_SPEC, .iInterface = 4),
+	.sink = RG_BULK_EP_DESC(USB_DIR_OUT | 1, 1024),
+	.sink_comp = ZERO_SS_COMP,
+	.source = RG_BULK_EP_DESC(USB_DIR_IN | 1, 1024),
+	.source_comp = ZERO_SS_COMP,
+};
+
 static const char *const zero_strings[] = {
 	"mw57", "mw57 gadget zero", "0123456789.0123456789.0123456789",
 	"source and sink data", NULL,
@@ -62,8 +78,13 @@ struct zero {
 	int pattern;
 	unsigned int buflen;
 	unsigned int maxpacket;
+	int ss;				/* SuperSpeed descriptors */
 	int source, sink;		/* handles, or -1 */
 	struct rg_thread source_t, sink_t;
+	unsigned int depth;		/* async requests per endpoint, or 0 */
+	uint8_t *abuf;			/* their buffers: sink's, then source's */
+	unsigned int outstanding;	/* submitted, not yet reaped */
+	struct rg_thread pump_t;
 	uint8_t ctrl[ZERO_CTRL_BUFSIZ];
 	unsigned long errors;
 };
@@ -145,6 +166,71 @@ static void *zero_sink(void *arg)
 	return NULL;
 }
 
+/*
+ * Asynchronous mode.  Tag: bit 16 set for the source (bulk IN), the
+ * buffer's index below it.
+ */
+#define ZERO_TAG_SOURCE	0x10000u
+
+static uint8_t *zero_abuf(const struct zero *z, uint64_t tag)
+{
+	size_t i = (tag & ZERO_TAG_SOURCE ? z->depth : 0) + (tag & 0xffff);
+
+	return z->abuf + i * z->buflen;
+}
+
+static int zero_submit(struct zero *z, uint64_t tag)
+{
+	int ret = rg_submit(z->d->fd, tag & ZERO_TAG_SOURCE ? z->source : z->sink,
+			    tag, zero_abuf(z, tag), z->buflen, 0, 0);
+
+	if (!ret)
+		z->outstanding++;
+	return ret;
+}
+
+/* Keep depth requests in flight on each endpoint until told to stop. */
+static void *zero_pump(void *arg)
+{
+	struct zero *z = arg;
+	struct usb_raw_mw57_completion c;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < z->depth; i++) {
+		zero_fill(z, zero_abuf(z, ZERO_TAG_SOURCE | i), z->buflen);
+		if (zero_submit(z, i) || zero_submit(z, ZERO_TAG_SOURCE | i))
+			return NULL;
+	}
+	while (!z->pump_t.stop) {
+		ret = rg_reap(z->d->fd, &c);
+		if (ret == -EINTR)
+			continue;
+		if (ret)
+			break;
+		z->outstanding--;
+		if (c.status == -ESHUTDOWN || c.status == -ENODEV)
+			break;	/* disabled, reset or unbound */
+		if (!c.status && !(c.tag & ZERO_TAG_SOURCE) &&
+		    zero_check(z, zero_abuf(z, c.tag), c.actual)) {
+			z->errors++;
+			rg_ep_set_halt(z->d->fd, z->sink);
+		}
+		if (zero_submit(z, c.tag))
+			break;
+	}
+	return NULL;
+}
+
+/* After the endpoints are disabled: reap what they ended. */
+static void zero_drain(struct zero *z)
+{
+	struct usb_raw_mw57_completion c;
+
+	while (z->outstanding && !rg_reap(z->d->fd, &c))
+		z->outstanding--;
+}
+
 /* CONNECT: put the first bulk IN and OUT endpoints of the UDC in the config. */
 static void zero_event(struct rg_device *d, const struct usb_raw_event *ev)
 {
@@ -167,6 +253,8 @@ static void zero_event(struct rg_device *d, const struct usb_raw_event *ev)
 	if (in && out) {
 		zero_config.source.bEndpointAddress = USB_DIR_IN | in;
 		zero_config.sink.bEndpointAddress = USB_DIR_OUT | out;
+		zero_ss_config.source.bEndpointAddress = USB_DIR_IN | in;
+		zero_ss_config.sink.bEndpointAddress = USB_DIR_OUT | out;
 	}
 	if (d->verbose)
 		fprintf(stderr, "rg-zero: %d endpoints, source ep%d, sink ep%d\n",
@@ -178,15 +266,24 @@ static int zero_configure(struct rg_device *d)
 	struct zero *z = d->priv;
 	struct usb_endpoint_descriptor e;
 
-	rg_ep_desc(&e, &zero_config.source);
-	z->source = rg_ep_enable(d->fd, &e);
-	rg_ep_desc(&e, &zero_config.sink);
-	z->sink = rg_ep_enable(d->fd, &e);
+	if (z->ss) {
+		rg_ep_desc(&e, &zero_ss_config.source);
+		z->source = rg_ep_enable_ss(d->fd, &e, &zero_ss_config.source_comp);
+		rg_ep_desc(&e, &zero_ss_config.sink);
+		z->sink = rg_ep_enable_ss(d->fd, &e, &zero_ss_config.sink_comp);
+	} else {
+		rg_ep_desc(&e, &zero_config.source);
+		z->source = rg_ep_enable(d->fd, &e);
+		rg_ep_desc(&e, &zero_config.sink);
+		z->sink = rg_ep_enable(d->fd, &e);
+	}
 	if (z->source < 0 || z->sink < 0) {
 		fprintf(stderr, "rg-zero: EP_ENABLE: %s\n",
 			strerror(-(z->source < 0 ? z->source : z->sink)));
 		return -1;
 	}
+	if (z->depth)
+		return rg_thread_start(&z->pump_t, zero_pump, z) ? -1 : 0;
 	if (rg_thread_start(&z->source_t, zero_source, z) ||
 	    rg_thread_start(&z->sink_t, zero_sink, z))
 		return -1;
@@ -199,10 +296,12 @@ static void zero_deconfigure(struct rg_device *d)
 
 	rg_thread_stop(&z->source_t);
 	rg_thread_stop(&z->sink_t);
+	rg_thread_stop(&z->pump_t);
 	if (z->source >= 0)
 		rg_ep_disable(d->fd, z->source);
 	if (z->sink >= 0)
 		rg_ep_disable(d->fd, z->sink);
+	zero_drain(z);
 	z->source = z->sink = -1;
 }
 
@@ -244,7 +343,7 @@ int main(int argc, char **argv)
 	int opt, ret;
 
 	rg_options_init(&o);
-	while ((opt = getopt(argc, argv, RG_OPTSTRING "P:b:")) != -1) {
+	while ((opt = getopt(argc, argv, RG_OPTSTRING "P:b:q:")) != -1) {
 		ret = rg_option(opt, optarg, &o, &d, &zero_device);
 		if (ret > 0)
 			continue;
@@ -252,21 +351,39 @@ int main(int argc, char **argv)
 			z.pattern = atoi(optarg);
 		else if (!ret && opt == 'b')
 			z.buflen = strtoul(optarg, NULL, 0);
+		else if (!ret && opt == 'q')
+			z.depth = strtoul(optarg, NULL, 0);
 		else
 			z.pattern = -1;
 	}
-	if (z.pattern < 0 || z.pattern > 2 || !z.buflen || z.buflen > (1u << 20)) {
-		fprintf(stderr, "usage: rg-zero " RG_USAGE " [-P 0|1|2] [-b BUFLEN (1..1048576)]\n");
+	if (z.pattern < 0 || z.pattern > 2 || !z.buflen || z.buflen > (1u << 20) ||
+	    z.depth > USB_RAW_MW57_ASYNC_DEPTH) {
+		fprintf(stderr, "usage: rg-zero " RG_USAGE " [-P 0|1|2] [-b BUFLEN (1..1048576)] [-q DEPTH (0..32)]\n");
 		return 2;
 	}
-	z.maxpacket = o.speed == USB_SPEED_HIGH ? 512 : 64;
+	if (z.depth) {
+		z.abuf = calloc(2 * z.depth, z.buflen);
+		if (!z.abuf) {
+			perror("rg-zero");
+			return 1;
+		}
+	}
+	z.ss = o.speed == USB_SPEED_SUPER;
+	z.maxpacket = z.ss ? 1024 : o.speed == USB_SPEED_HIGH ? 512 : 64;
 	zero_config.sink.wMaxPacketSize = z.maxpacket;
 	zero_config.source.wMaxPacketSize = z.maxpacket;
-	if (o.speed != USB_SPEED_HIGH)
+	if (z.ss) {
+		zero_device.bcdUSB = 0x0300;
+		zero_device.bMaxPacketSize0 = 9;
+		d.config = &zero_ss_config;
+		d.config_len = sizeof(zero_ss_config);
+	} else if (o.speed != USB_SPEED_HIGH) {
 		zero_device.bcdUSB = 0x0110;
+	}
 	z.d = &d;
 	ret = rg_device_main(&d, &o, "rg-zero");
 	if (z.errors)
 		fprintf(stderr, "rg-zero: %lu bad OUT transfers\n", z.errors);
+	free(z.abuf);
 	return ret;
 }
