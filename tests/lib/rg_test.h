@@ -3,7 +3,8 @@
 /*
  * Helpers of the raw gadget test programs in tests/raw_gadget: bounded
  * waits, alarms that end blocked ioctls, whether a thread sleeps, the
- * host side's usbfs node, and a bounded wait for a kernel log line.
+ * host side's usbfs node, a bounded wait for a kernel log line, writing a
+ * sysfs file, waiting for an instance to bind (CONNECT).
  */
 #ifndef MW57_RG_TEST_H
 #define MW57_RG_TEST_H
@@ -18,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <mw57/rawgadget.h>
+
 static inline void rg_test_on_alarm(int sig)
 {
 	(void)sig;
@@ -28,6 +31,18 @@ static inline void rg_test_alarm_setup(void)
 {
 	sigaction(SIGALRM, &(struct sigaction){ .sa_handler = rg_test_on_alarm },
 		  NULL);
+}
+
+/*
+ * What every test program does first: line-buffered stdout (its TAP),
+ * SIGUSR1 for rg_thread_stop() and SIGALRM for alarms, both ending
+ * blocked ioctls with EINTR.
+ */
+static inline void rg_test_setup(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	rg_thread_setup();
+	rg_test_alarm_setup();
 }
 
 /* Poll @flag every 0.1 s for up to @seconds; its final value. */
@@ -124,6 +139,37 @@ static inline int rg_test_kmsg_wait(int kfd, const char *text, int seconds)
 		if (left <= 0 || poll(&p, 1, left) < 0)
 			return 0;
 	}
+}
+
+/* Write @text to @path (a sysfs file); 1 if it took it. */
+static inline int rg_test_write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	int ok = f && fputs(text, f) >= 0;
+
+	return f && !fclose(f) && ok;
+}
+
+/*
+ * Fetch events until CONNECT (the instance bound to a UDC); 0, or the
+ * fetch's -errno (EINTR when nothing comes for 10 s: SIGALRM must be set
+ * up with rg_test_alarm_setup()).
+ */
+static inline int rg_test_wait_connect(int fd)
+{
+	struct {
+		struct usb_raw_event ev;
+		struct usb_ctrlrequest ctrl;
+	} e;
+	int ret;
+
+	do {
+		alarm(10);
+		e.ev.length = sizeof(e.ctrl);
+		ret = rg_event_fetch(fd, &e.ev, sizeof(e.ctrl));
+		alarm(0);
+	} while (!ret && e.ev.type != USB_RAW_EVENT_CONNECT);
+	return ret;
 }
 
 #endif /* MW57_RG_TEST_H */

@@ -42,4 +42,20 @@ static const struct {
 	},
 };
 
+/* Enable the bulk endpoints whose handle is still -1: 0, or -errno. */
+static inline int rg_vendor_enable_bulk(int fd, int *h_in, int *h_out)
+{
+	struct usb_endpoint_descriptor e;
+
+	if (*h_in < 0) {
+		rg_ep_desc(&e, &cfg_desc.e[0]);
+		*h_in = rg_ep_enable(fd, &e);
+	}
+	if (*h_out < 0) {
+		rg_ep_desc(&e, &cfg_desc.e[1]);
+		*h_out = rg_ep_enable(fd, &e);
+	}
+	return *h_in < 0 ? *h_in : *h_out < 0 ? *h_out : 0;
+}
+
 #endif /* MW57_RG_VENDOR_H */

@@ -729,9 +729,7 @@ int main(int argc, char **argv)
 		udc0 = argv[1];
 	if (argc > 2)
 		udc1 = argv[2];
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	rg_thread_setup();
-	rg_test_alarm_setup();
+	rg_test_setup();
 	kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
 	if (kmsg_fd >= 0)
 		lseek(kmsg_fd, 0, SEEK_END);

@@ -46,8 +46,16 @@ static const unsigned long cmds[] = {
 	USB_RAW_IOCTL_EPS_INFO, USB_RAW_IOCTL_EP0_STALL,
 	USB_RAW_IOCTL_EP_SET_HALT, USB_RAW_IOCTL_EP_CLEAR_HALT,
 	USB_RAW_IOCTL_EP_SET_WEDGE, USB_RAW_MW57_IOCTL_INFO,
+	USB_RAW_MW57_IOCTL_SUBMIT, USB_RAW_MW57_IOCTL_REAP,
+	USB_RAW_MW57_IOCTL_CANCEL,
 };
 #define N_CMDS (sizeof(cmds) / sizeof(cmds[0]))
+
+/*
+ * Where SUBMIT points reads: REAP writes their data there, from whichever
+ * thread reaps, so it is shared and never freed.
+ */
+static unsigned char landing[BUF_SIZE];
 
 static unsigned int rnd(unsigned int *seed, unsigned int n)
 {
@@ -80,6 +88,8 @@ static unsigned long fuzz_arg(unsigned int *seed, unsigned long cmd,
 	struct usb_raw_init *init = (void *)buf;
 	struct usb_endpoint_descriptor *d = (void *)buf;
 	struct usb_raw_ep_io *io = (void *)buf;
+	struct usb_raw_mw57_urb *urb = (void *)buf;
+	struct usb_raw_mw57_cancel *cancel = (void *)buf;
 	unsigned int i;
 
 	if (rnd(seed, 50) == 0)
@@ -114,8 +124,29 @@ static unsigned long fuzz_arg(unsigned int *seed, unsigned long cmd,
 		for (i = 0; i < 16; i++)
 			io->data[i] = rand_r(seed);
 		return (unsigned long)buf;
+	case USB_RAW_MW57_IOCTL_SUBMIT:
+		memset(urb, 0, sizeof(*urb));
+		urb->tag = rnd(seed, 8);
+		urb->length = rnd_length(seed);
+		/* the landing area, or a pointer nothing may be written to */
+		if (rnd(seed, 8) && urb->length <= BUF_SIZE)
+			urb->buffer = (uintptr_t)landing;
+		else
+			urb->buffer = rnd(seed, 2) ? 0x1000 : (uintptr_t)fuzz_arg;
+		urb->ep = rnd(seed, 8) ? rnd(seed, 32) : (unsigned int)rand_r(seed);
+		urb->flags = rnd(seed, 8) ? rnd(seed, 2) : (unsigned int)rand_r(seed);
+		urb->stream_id = rnd(seed, 4) ? 0 : rnd(seed, 20);
+		urb->reserved = rnd(seed, 30) == 0;
+		return (unsigned long)buf;
+	case USB_RAW_MW57_IOCTL_CANCEL:
+		memset(cancel, 0, sizeof(*cancel));
+		cancel->tag = rnd(seed, 8);
+		cancel->ep = rnd(seed, 32);
+		cancel->reserved0 = rnd(seed, 30) == 0;
+		return (unsigned long)buf;
 	case USB_RAW_IOCTL_EPS_INFO:
 	case USB_RAW_MW57_IOCTL_INFO:
+	case USB_RAW_MW57_IOCTL_REAP:
 		return (unsigned long)buf;
 	default:	/* by-value arguments: handles, mA, "must be 0" */
 		return rnd(seed, 4) ? rnd(seed, 32) : (unsigned int)rand_r(seed);

@@ -38,17 +38,7 @@ static int h_in = -1, h_out = -1;
 /* The bulk endpoints, enabled once per round; the int one is the loop's. */
 static int inflight_configure(struct rg_device *d)
 {
-	struct usb_endpoint_descriptor e;
-
-	if (h_in < 0) {
-		rg_ep_desc(&e, &cfg_desc.e[0]);
-		h_in = rg_ep_enable(d->fd, &e);
-	}
-	if (h_out < 0) {
-		rg_ep_desc(&e, &cfg_desc.e[1]);
-		h_out = rg_ep_enable(d->fd, &e);
-	}
-	return h_in < 0 ? h_in : h_out < 0 ? h_out : 0;
+	return rg_vendor_enable_bulk(d->fd, &h_in, &h_out);
 }
 
 static const struct rg_device_ops inflight_ops = {
@@ -183,37 +173,12 @@ static int blocked(struct worker *w)
 	return 0;
 }
 
-static int write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	int ok = f && fputs(text, f) >= 0;
-
-	return f && !fclose(f) && ok;
-}
-
 static const char *err(int ret)
 {
 	return ret < 0 ? strerrorname_np(-ret) : "no error";
 }
 
 /* Fetch events until CONNECT; each fetch ends after 10 s (alarm). */
-static int wait_connect(int fd)
-{
-	struct {
-		struct usb_raw_event ev;
-		struct usb_ctrlrequest ctrl;
-	} e;
-	int ret;
-
-	do {
-		alarm(10);
-		e.ev.length = sizeof(e.ctrl);
-		ret = rg_event_fetch(fd, &e.ev, sizeof(e.ctrl));
-		alarm(0);
-	} while (!ret && e.ev.type != USB_RAW_EVENT_CONNECT);
-	return ret;
-}
-
 static void round_trip(int rmmod)
 {
 	struct usb_raw_mw57_info info;
@@ -242,7 +207,7 @@ static void round_trip(int rmmod)
 		    enabler.cycles, host.cycles);
 
 	gone = rmmod ? !system("modprobe -r dummy_hcd") :
-		       write_file(PLATFORM "unbind", UDC);
+		       rg_test_write_file(PLATFORM "unbind", UDC);
 	ktap_result(gone, "%s", how);
 	all = rg_test_wait_until(&reader.done, 10) &&
 	      rg_test_wait_until(&writer.done, 10) &&
@@ -272,17 +237,15 @@ static void round_trip(int rmmod)
 		    "mw57 INFO while unbound: EBUSY");
 
 	gone = rmmod ? !system("modprobe dummy_hcd") :
-		       write_file(PLATFORM "bind", UDC);
-	ktap_result(gone && !wait_connect(dev.fd),
+		       rg_test_write_file(PLATFORM "bind", UDC);
+	ktap_result(gone && !rg_test_wait_connect(dev.fd),
 		    "the UDC is back: the instance binds to it again (CONNECT)");
 	close(dev.fd);
 }
 
 int main(void)
 {
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	rg_thread_setup();
-	rg_test_alarm_setup();
+	rg_test_setup();
 	ktap_header(PLAN);
 	round_trip(0);
 	round_trip(1);

@@ -244,9 +244,7 @@ int main(void)
 	char node[64];
 	int kfd, hfd = -1, ret;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	rg_thread_setup();
-	rg_test_alarm_setup();
+	rg_test_setup();
 	kfd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
 	if (kfd >= 0)
 		lseek(kfd, 0, SEEK_END);
