@@ -3,16 +3,20 @@
 # Copyright (C) 2026 The mw57 authors.
 #
 # Bulk IN and OUT throughput through dummy_hcd, one libusb reader/writer
-# (usb_bench), for transfer sizes 512 B .. 64 KiB, against three source/sink
-# devices present at once on dummy_hcd num=3, all with 64 KiB device-side
+# (usb_bench), for transfer sizes 512 B .. 64 KiB, against four source/sink
+# devices present at once on dummy_hcd num=4, all with 64 KiB device-side
 # transfers and no data checking (pattern 2):
 #
-#   raw   rg-zero on raw_gadget                 0525:a4b0  dummy_udc.0
+#   raw   rg-zero on raw_gadget, blocking          0525:a4b0  dummy_udc.0
 #   ffs   ffs_sourcesink on FunctionFS (configfs)  0525:a4c0  dummy_udc.1
 #   ss    configfs SourceSink, in-kernel (ceiling) 0525:a4d0  dummy_udc.2
+#   rga   rg-zero -q 4: 4 async requests in flight 0525:a4b1  dummy_udc.3
 #
 # Runs are interleaved (round, size, direction, device) and summarised as
-# medians; the table prints raw/ffs and raw/ss ratios.  Absolute numbers
+# medians; the table prints raw/ffs, raw/ss and rga/ss ratios, with the
+# targets raw/ffs >= 0.9 from 4 KiB and rga/ss >= 0.9 at every size and
+# the per-round range of the ratios.  Then the same for rga and ss at
+# SuperSpeed (dummy_hcd is_super_speed=1 num=2).  Absolute numbers
 # mean little under TCG; the ratios are the result.  Output: TAP
 # diagnostics and $MW57_OUT/bench-raw-gadget.txt.
 set -u
@@ -32,7 +36,8 @@ FFS=/dev/ffs-mw57bench
 ktap_begin root
 tmp=$(mktemp -d /tmp/rg-bench.XXXXXX)
 pids=()
-cleanup() {
+# every gadget and gadget program down (before dummy_hcd can be reloaded)
+teardown() {
 	local g
 	for g in "$CFG/mw57ffs" "$CFG/mw57ss"; do
 		[ -d "$g" ] || continue
@@ -44,14 +49,14 @@ cleanup() {
 	local p
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
+	pids=()
 	umount "$FFS" 2>/dev/null
 	rmdir "$FFS" 2>/dev/null
-	rm -rf "$tmp"
 }
-trap cleanup EXIT
+trap 'teardown; rm -rf "$tmp"' EXIT
 
 modprobe -r usbtest 2>/dev/null
-rg_modules num=3 || ktap_exit_fail_msg "cannot load dummy_hcd num=3 and raw_gadget"
+rg_modules num=4 || ktap_exit_fail_msg "cannot load dummy_hcd num=4 and raw_gadget"
 configfs_up libcomposite usb_f_ss_lb usb_f_fs || ktap_exit_fail_msg "no configfs gadget support"
 
 gadget() { # gadget NAME PID FUNCTION: configfs gadget, function not linked
@@ -67,7 +72,41 @@ link_bind() { # link_bind NAME FUNCTION UDC (function attributes are fixed now)
 }
 
 ktap_set_plan 1
+
+# sourcesink NAME PID UDC: the configfs SourceSink, pattern 2, BUF-byte
+# transfers, bound to UDC
+sourcesink() {
+	gadget "$1" "$2" SourceSink.0 &&
+		echo 2 >"$CFG/mw57$1/functions/SourceSink.0/pattern" &&
+		echo $BUF >"$CFG/mw57$1/functions/SourceSink.0/bulk_buflen" &&
+		link_bind "$1" SourceSink.0 "$3"
+}
+
+# measure SPEED DEV=PID...: the interleaved rounds over the devices
+measure() {
+	local speed=$1 r s dir d bps
+	shift
+	for d in "$@"; do
+		wait_for 30 usb_dev 0525 "${d#*=}" >/dev/null ||
+			ktap_exit_fail_msg "0525:${d#*=} did not enumerate"
+	done
+	for r in $(seq "$ROUNDS"); do
+		for s in $SIZES; do
+			for dir in in out; do
+				for d in "$@"; do
+					bps=$(usb_bench "0525:${d#*=}" $dir "$s" "$MS") ||
+						ktap_exit_fail_msg "usb_bench ${d%=*} $dir $s failed"
+					echo "$speed ${d%=*} $dir $s $r $bps" >>"$tmp/samples"
+				done
+			done
+		done
+	done
+}
+
+# high speed: dummy_hcd num=4
 rg-zero -P 2 -b $BUF -d dummy_udc.0 -p 0525:a4b0 2>"$tmp/zero.log" &
+pids+=($!)
+rg-zero -P 2 -b $BUF -q 4 -d dummy_udc.3 -p 0525:a4b1 2>"$tmp/zero-async.log" &
 pids+=($!)
 if ! gadget ffs a4c0 ffs.mw57bench || ! mkdir -p "$FFS" ||
 	! mount -t functionfs mw57bench "$FFS"; then
@@ -77,42 +116,60 @@ ffs_sourcesink "$FFS" $BUF >"$tmp/ffs.out" 2>&1 &
 pids+=($!)
 wait_for 30 grep -q ready "$tmp/ffs.out" || ktap_exit_fail_msg "ffs_sourcesink: $(cat "$tmp/ffs.out")"
 link_bind ffs ffs.mw57bench dummy_udc.1 || ktap_exit_fail_msg "FunctionFS bind failed"
-if ! gadget ss a4d0 SourceSink.0 ||
-	! echo 2 >"$CFG/mw57ss/functions/SourceSink.0/pattern" ||
-	! echo $BUF >"$CFG/mw57ss/functions/SourceSink.0/bulk_buflen" ||
-	! link_bind ss SourceSink.0 dummy_udc.2; then
-	ktap_exit_fail_msg "SourceSink setup failed"
-fi
-for p in a4b0 a4c0 a4d0; do
-	wait_for 30 usb_dev 0525 $p >/dev/null || ktap_exit_fail_msg "0525:$p did not enumerate"
-done
+sourcesink ss a4d0 dummy_udc.2 || ktap_exit_fail_msg "SourceSink setup failed"
+measure high raw=a4b0 rga=a4b1 ffs=a4c0 ss=a4d0
+teardown
 
-declare -A pid_of=([raw]=a4b0 [ffs]=a4c0 [ss]=a4d0)
-for r in $(seq "$ROUNDS"); do
-	for s in $SIZES; do
-		for dir in in out; do
-			for dev in raw ffs ss; do
-				bps=$(usb_bench "0525:${pid_of[$dev]}" $dir "$s" "$MS") ||
-					ktap_exit_fail_msg "usb_bench $dev $dir $s failed"
-				echo "$dev $dir $s $r $bps" >>"$tmp/samples"
-			done
-		done
-	done
-done
+# SuperSpeed: dummy_hcd is_super_speed=1 num=2, async raw gadget and
+# SourceSink only
+rg_modules is_super_speed=1 num=2 ||
+	ktap_exit_fail_msg "cannot load dummy_hcd is_super_speed=1 num=2"
+rg-zero -P 2 -b $BUF -q 4 -s 5 -d dummy_udc.0 -p 0525:a4b2 2>"$tmp/zero-ss.log" &
+pids+=($!)
+sourcesink ss a4d2 dummy_udc.1 || ktap_exit_fail_msg "SourceSink setup at SuperSpeed failed"
+measure super rga=a4b2 ss=a4d2
 
 python3 - "$tmp/samples" >"$tmp/table" <<'PY'
 import statistics, sys
-med = {}
+samples = {}
 for line in open(sys.argv[1]):
-    dev, d, size, _, bps = line.split()
-    med.setdefault((dev, d, int(size)), []).append(float(bps))
-med = {k: statistics.median(v) for k, v in med.items()}
-print("dir  size   raw MB/s  ffs MB/s   ss MB/s  raw/ffs  raw/ss  target(raw/ffs>=0.9 from 4 KiB)")
+    speed, dev, d, size, rnd, bps = line.split()
+    samples[(speed, dev, d, int(size), int(rnd))] = float(bps)
+rounds = sorted({k[4] for k in samples})
+
+
+def med(speed, dev, d, size):
+    return statistics.median(samples[(speed, dev, d, size, r)] for r in rounds) / 1e6
+
+
+def ratio(speed, a, b, d, size):
+    # the ratio measured in each round, side by side: median and range
+    rs = [samples[(speed, a, d, size, r)] / samples[(speed, b, d, size, r)] for r in rounds]
+    return statistics.median(rs), f"({min(rs):.2f}-{max(rs):.2f})"
+
+
+def met(x, size, least=0):
+    return "-" if size < least else ("met" if x >= 0.9 else "MISSED")
+
+
+sizes = sorted({k[3] for k in samples})
+print("high speed (MB/s; ratios: median of the per-round ratios, range)")
+print("dir  size      raw      rga      ffs       ss  raw/ffs (range)     rga/ss (range)     "
+      "raw/ffs>=0.9 from 4K  rga/ss>=0.9")
 for d in ("in", "out"):
-    for size in sorted({k[2] for k in med}):
-        r, f, s = (med[(x, d, size)] / 1e6 for x in ("raw", "ffs", "ss"))
-        target = "-" if size < 4096 else ("met" if r / f >= 0.9 else "MISSED")
-        print(f"{d:4} {size:5}  {r:9.2f} {f:9.2f} {s:9.2f}  {r / f:7.2f} {r / s:7.2f}  {target}")
+    for size in sizes:
+        r, a, f, s = (med("high", x, d, size) for x in ("raw", "rga", "ffs", "ss"))
+        rf, rfr = ratio("high", "raw", "ffs", d, size)
+        aS, asr = ratio("high", "rga", "ss", d, size)
+        print(f"{d:4} {size:5} {r:8.2f} {a:8.2f} {f:8.2f} {s:8.2f}  {rf:7.2f} {rfr:11}  "
+              f"{aS:7.2f} {asr:11}  {met(rf, size, 4096):20}  {met(aS, size)}")
+print("SuperSpeed")
+print("dir  size      rga       ss  rga/ss (range)     rga/ss>=0.9")
+for d in ("in", "out"):
+    for size in sizes:
+        a, s = (med("super", x, d, size) for x in ("rga", "ss"))
+        aS, asr = ratio("super", "rga", "ss", d, size)
+        print(f"{d:4} {size:5} {a:8.2f} {s:8.2f}  {aS:7.2f} {asr:11}  {met(aS, size)}")
 PY
 ktap_print_msg "rounds $ROUNDS x ${MS} ms per sample, medians:"
 ktap_print_msg "$(cat "$tmp/table")"
