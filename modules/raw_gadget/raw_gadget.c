@@ -837,6 +837,28 @@ static int rg_io_stream_header(struct rg_dev *dev, const char *op,
 	return 0;
 }
 
+/* Flags and length of a transfer, blocking or asynchronous. */
+static int rg_io_check(struct rg_dev *dev, const char *op, u16 flags,
+		       u32 length)
+{
+	if (!usb_raw_io_flags_valid(flags)) {
+		rg_why(dev, op, "unknown flags %#x\n", flags);
+		return -EINVAL;
+	}
+	if (length > KMALLOC_MAX_SIZE) {
+		rg_why(dev, op, "length %u is over %lu\n", length,
+		       (unsigned long)KMALLOC_MAX_SIZE);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A transfer buffer; never ZERO_SIZE_PTR: a real UDC maps it for DMA. */
+static void *rg_io_alloc(u32 length)
+{
+	return kmalloc(max_t(u32, length, 1), GFP_KERNEL | __GFP_NOWARN);
+}
+
 static int rg_io_prepare(struct rg_dev *dev, const char *op,
 			 unsigned long value, bool stream, struct rg_io *rio,
 			 void **bufp, bool in)
@@ -861,17 +883,10 @@ static int rg_io_prepare(struct rg_dev *dev, const char *op,
 		       USB_RAW_EPS_NUM_MAX);
 		return -EINVAL;
 	}
-	if (!usb_raw_io_flags_valid(io->flags)) {
-		rg_why(dev, op, "unknown flags %#x\n", io->flags);
-		return -EINVAL;
-	}
-	if (io->length > KMALLOC_MAX_SIZE) {
-		rg_why(dev, op, "length %u is over %lu\n", io->length,
-		       (unsigned long)KMALLOC_MAX_SIZE);
-		return -EINVAL;
-	}
-	/* Never ZERO_SIZE_PTR: a real UDC maps the buffer for DMA. */
-	buf = kmalloc(max_t(u32, io->length, 1), GFP_KERNEL | __GFP_NOWARN);
+	ret = rg_io_check(dev, op, io->flags, io->length);
+	if (ret)
+		return ret;
+	buf = rg_io_alloc(io->length);
 	if (!buf)
 		return -ENOMEM;
 	if (in && copy_from_user(buf, rio->data, io->length)) {
@@ -1543,21 +1558,14 @@ static int rg_ioctl_submit(struct rg_dev *dev, unsigned long value)
 		rg_why(dev, "SUBMIT", "reserved fields set\n");
 		return -EINVAL;
 	}
-	if (!usb_raw_io_flags_valid(arg.flags)) {
-		rg_why(dev, "SUBMIT", "unknown flags %#x\n", arg.flags);
-		return -EINVAL;
-	}
-	if (arg.length > KMALLOC_MAX_SIZE) {
-		rg_why(dev, "SUBMIT", "length %u is over %lu\n", arg.length,
-		       (unsigned long)KMALLOC_MAX_SIZE);
-		return -EINVAL;
-	}
+	ret = rg_io_check(dev, "SUBMIT", arg.flags, arg.length);
+	if (ret)
+		return ret;
 
 	urb = kzalloc(sizeof(*urb), GFP_KERNEL);
 	if (!urb)
 		return -ENOMEM;
-	/* Never ZERO_SIZE_PTR: a real UDC maps the buffer for DMA. */
-	urb->buf = kmalloc(max_t(u32, arg.length, 1), GFP_KERNEL | __GFP_NOWARN);
+	urb->buf = rg_io_alloc(arg.length);
 	if (!urb->buf) {
 		ret = -ENOMEM;
 		goto err_free;
