@@ -6,8 +6,9 @@
 # install them: apt install of the .debs builds the modules for every
 # installed kernel with headers (the other kernel's headers are hidden
 # meanwhile, so the install builds once and must skip it), modprobe loads
-# them from updates/dkms, the udev rule is only an example until copied
-# to /etc/udev/rules.d, then opens /dev/raw-gadget to group rawgadget,
+# them from updates/dkms, the udev rule gives /dev/raw-gadget to the
+# group rawgadget, which starts empty (an empty file in /etc/udev/rules.d
+# masks the rule), and a member runs the packaged rg-keyboard,
 # reinstalling the other kernel's headers triggers DKMS
 # autoinstall for it (with CONFIG_UACCE=m there: mw57 is built, not
 # mw57-uacce), removing it removes its modules, and a purge leaves no
@@ -177,31 +178,34 @@ ktap_test_result "modprobe $mods: loaded from updates/dkms, version $ver" \
 		modinfo -F filename \$m | grep -q /updates/dkms/ &&
 		[ \"\$(modinfo -F version \$m)\" = $ver ] || exit 1; done"
 
-# the udev rule is an opt-in example: installed, /dev/raw-gadget stays
-# root's; copied to /etc/udev/rules.d (README.md's commands), group
-# rawgadget may open it, others may not
+# the udev rule (dh_installudev) gives /dev/raw-gadget to group rawgadget,
+# which starts empty (adding a user is the opt-in: README.md); an empty
+# file of the rule's name in /etc/udev/rules.d masks it (root's 0600)
 rule=60-mw57-raw-gadget.rules
 node_is() { [ "$(stat -c '%U:%G %a' /dev/raw-gadget)" = "$1" ]; }
-useradd -M -s /bin/sh -G rawgadget mw57in
-useradd -M -s /bin/sh mw57out
 opens() { # opens USER: USER can open /dev/raw-gadget; EACCES is said in $tmp/open
 	setpriv --reuid "$1" --regid "$1" --init-groups \
 		python3 -c 'import os; os.open("/dev/raw-gadget", os.O_RDWR)' 2>"$tmp/open"
 }
-modprobe -r raw_gadget && udevadm control --reload && modprobe raw_gadget
-ktap_test_result "udev rule only an example: no $rule in a rules directory, /dev/raw-gadget root:root 0600" \
-	sh -c "$(declare -f node_is)
-		[ -f /usr/share/doc/mw57-tools/examples/$rule ] &&
-		! ls /usr/lib/udev/rules.d/$rule /lib/udev/rules.d/$rule 2>/dev/null &&
-		node_is 'root:root 600'"
-ktap_test_result "without the opt-in, a user in group rawgadget gets EACCES" \
-	sh -c "$(declare -f opens); tmp=$tmp; ! opens mw57in && grep -q PermissionError $tmp/open"
-cp "/usr/share/doc/mw57-tools/examples/$rule" /etc/udev/rules.d/ &&
-	udevadm control --reload && udevadm trigger --sysname-match=raw-gadget
-ktap_test_result "opted in: /dev/raw-gadget is root:rawgadget 0660" \
-	wait_for 20 node_is "root:rawgadget 660"
-ktap_test_result "opted in: a user outside the group gets EACCES" \
-	sh -c "$(declare -f opens); tmp=$tmp; ! opens mw57out && grep -q PermissionError $tmp/open"
+reload_rg() { modprobe -r raw_gadget && udevadm control --reload && modprobe raw_gadget; }
+reload_rg
+ktap_test_result "udev rule installed in /lib/udev/rules.d: /dev/raw-gadget is root:rawgadget 0660" \
+	sh -c "$(declare -f node_is wait_for)
+		[ -f /lib/udev/rules.d/$rule ] && wait_for 20 node_is 'root:rawgadget 660'"
+ktap_test_result "group rawgadget exists with no member (the opt-in is adding one)" \
+	sh -c "getent group rawgadget | grep -qE '^rawgadget:[^:]*:[0-9]+:\$'"
+useradd -M -s /bin/sh -G rawgadget mw57in
+useradd -M -s /bin/sh mw57out
+: >"/etc/udev/rules.d/$rule"
+reload_rg
+ktap_test_result "masked by an empty /etc/udev/rules.d/$rule: root:root 0600, a member gets EACCES" \
+	sh -c "$(declare -f node_is opens wait_for); tmp=$tmp
+		wait_for 20 node_is 'root:root 600' && ! opens mw57in && grep -q PermissionError $tmp/open"
+rm "/etc/udev/rules.d/$rule"
+reload_rg
+ktap_test_result "a user outside the group gets EACCES" \
+	sh -c "$(declare -f node_is opens wait_for); tmp=$tmp
+		wait_for 20 node_is 'root:rawgadget 660' && ! opens mw57out && grep -q PermissionError $tmp/open"
 rg_modules num=1
 mkfifo "$tmp/keys"
 setpriv --reuid mw57in --regid mw57in --init-groups /usr/bin/rg-keyboard \
