@@ -221,7 +221,8 @@ if [ "$need_debs" = 1 ]; then
 		{ tail -n 30 "$run/deb-build.log" >&2; exit 1; }
 	mkdir -p "$run/debs"
 	cp "$top"/build/deb/mw57-*dkms_*.deb "$top"/build/deb/mw57-tools_*.deb \
-		"$top"/build/deb/mw57-dev_*.deb "$run/debs/"
+		"$top"/build/deb/mw57-dev_*.deb "$top"/build/deb/mw57_*.dsc \
+		"$top"/build/deb/mw57_*.tar.* "$run/debs/"
 fi
 
 # --- the plan --------------------------------------------------------------

@@ -25,30 +25,8 @@ cd "$(dirname "$0")" || exit 1
 . ../lib/raw_gadget.sh
 
 ktap_begin root
-debs=$(dirname "${MW57_OUT:-/mnt/out/x}")/debs
-bundle=$(dirname "${MW57_OUT:-/mnt/out/x}")/bundle
-# shellcheck source=../lib/dkms.sh
-. ../lib/dkms.sh
-# the DKMS packages of the bundle (one tree each) and their modules
-pkgs='' mods='' ver=''
-for tree in "$bundle"/*/; do
-	pkgs="$pkgs $(dkms_conf "$tree" PACKAGE_NAME)"
-	mods="$mods $(dkms_conf "$tree" 'BUILT_MODULE_NAME\[[0-9]*\]' | xargs)"
-	ver=$(dkms_conf "$tree" PACKAGE_VERSION)
-done
-mw57_mods=$(dkms_conf "$bundle/mw57-$ver" 'BUILT_MODULE_NAME\[[0-9]*\]' | xargs)
-uacce_mods=$(dkms_conf "$bundle/mw57-uacce-$ver" 'BUILT_MODULE_NAME\[[0-9]*\]' | xargs)
-# dependents first, for modprobe -r
-mods=$(echo "$mods" | xargs -n1 | tac | xargs)
-cur=$(uname -r)
-other=
-for k in /lib/modules/*; do
-	[ "${k##*/}" != "$cur" ] && [ -z "$other" ] && other=${k##*/}
-done
-[ -f "$(echo "$debs"/mw57-dkms_*.deb)" ] || ktap_exit_fail_msg "no .debs in $debs"
-[ -n "$other" ] || ktap_exit_fail_msg "only one kernel installed"
-
-tmp=$(mktemp -d /tmp/mw57-pkg.XXXXXX)
+# shellcheck source=../lib/packaging.sh
+. ../lib/packaging.sh
 plog=${MW57_OUT:-$tmp}/packaging.log
 kbd=
 hidden=/lib/modules/$other/build.mw57-hidden
@@ -77,36 +55,12 @@ built_for() { # built_for KVER [MODULES]: every module file in updates/dkms
 		ls "/lib/modules/$1/updates/dkms/$m.ko"* >/dev/null 2>&1 || return 1
 	done
 }
-none_for() { # none_for KVER [MODULES]: no module file of ours
-	local m
-	for m in ${2:-$mods}; do
-		! ls "/lib/modules/$1/updates/dkms/$m.ko"* >/dev/null 2>&1 || return 1
-	done
-}
 
 ktap_set_plan 18
 ktap_print_msg "running $cur, other kernel $other, packages $(cd "$debs" && echo *.deb)"
 
-# leave a clean system: no harness registration, nothing loaded; keep the
-# harness's modules of the running kernel to put back at the end.  The
-# harness's registration goes by hand: what "dkms remove --all" deletes
-# (its tree, its source, its installed modules), without the 20-odd
-# seconds per package that dkms spends under TCG.
-# shellcheck disable=SC2086 # a list
-modprobe -r $mods 2>/dev/null
-mkdir "$tmp/saved"
-cp -a /lib/modules/"$cur"/updates/dkms/. "$tmp/saved/"
-for p in $pkgs; do
-	rm -rf "/var/lib/dkms/$p" "/usr/src/$p-$ver"
-done
-for m in $mods; do
-	rm -f /lib/modules/*/updates/dkms/"$m".ko*
-done
-log depmod "$cur"
-# (else the install checks below would see the harness's modules)
-if ! none_for "$cur" || ! none_for "$other" || compgen -G "/var/lib/dkms/mw57*" >/dev/null; then
-	ktap_exit_fail_msg "the harness's DKMS install is still there: $(dkms status 2>&1)"
-fi
+# leave a clean system: nothing of the harness's DKMS install
+pkg_clear_harness
 
 mv "/lib/modules/$other/build" "$hidden" || ktap_exit_fail_msg "cannot hide the headers of $other"
 ktap_test_result "apt install ./mw57-dkms ./mw57-uacce-dkms ./mw57-tools ./mw57-dev (offline)" \
@@ -301,11 +255,5 @@ ktap_test_result "purge: no module, DKMS tree or source left for any kernel" \
 		! ls -d /var/lib/dkms/mw57* /usr/src/mw57-* 2>/dev/null"
 [ "$KTAP_FAIL" -eq 0 ] || ktap_print_msg "$(tail -n 40 "$plog")"
 
-# put the harness's modules back for the suites that follow (no rebuild)
-mkdir -p "/lib/modules/$cur/updates/dkms"
-# shellcheck disable=SC2086 # a list
-if ! cp -a "$tmp/saved/." "/lib/modules/$cur/updates/dkms/" || ! depmod "$cur" ||
-	! modprobe -a $mods; then
-	ktap_print_msg "restoring the harness modules failed"
-fi
+pkg_restore_harness
 ktap_finished

@@ -1,0 +1,93 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Copyright (C) 2026 The mw57 authors.
+#
+# The source package's autopkgtest, run the way Debian's CI runs it: the
+# tests of the .dsc (make deb's), their packages from an apt source (here
+# a local one of make deb's .debs: the guest is offline, so apt has no
+# other source meanwhile), on this guest with the null runner and
+# --ignore-restrictions for breaks-testbed and isolation-machine (the
+# guest is a machine of its own, thrown away after the run).  The tests:
+# autodep8's dkms-autopkgtest (debian/control's Testsuite:
+# autopkgtest-pkg-dkms: purge, install, then dkms build and install of
+# mw57-dkms and mw57-uacce-dkms for each kernel with headers), then ours,
+# debian/tests/modules (each module loaded and used once), in a second
+# autopkgtest run so that it finds the modules dkms-autopkgtest built
+# (in one run autopkgtest orders ours first).  Only the running kernel
+# keeps its headers meanwhile (one build per package).  The log is kept
+# in the run directory (autopkgtest.log).
+set -u
+cd "$(dirname "$0")" || exit 1
+# shellcheck source=../lib/ktap.sh
+. ../lib/ktap.sh
+
+ktap_begin root
+# shellcheck source=../lib/packaging.sh
+. ../lib/packaging.sh
+alog=${MW57_OUT:-$tmp}/autopkgtest.log
+hidden=()
+repo=$tmp/repo
+added=/etc/apt/sources.list.d/autopkgtest-add-apt-sources.list
+cleanup() {
+	local h
+	for h in "${hidden[@]}"; do mv "$h" "${h%.mw57-hidden}"; done
+	rm -f "$added"
+	[ ! -d "$tmp/apt" ] || cp -a "$tmp/apt/." /etc/apt/
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+command -v autopkgtest >/dev/null || ktap_exit_fail_msg "no autopkgtest in the guest image"
+dsc=$(echo "$debs"/mw57_*.dsc)
+[ -f "$dsc" ] || ktap_exit_fail_msg "no source package in $debs"
+
+ktap_set_plan 3
+pkg_clear_harness
+for b in /lib/modules/*/build; do
+	[ "$b" = "/lib/modules/$cur/build" ] && continue
+	mv "$b" "$b.mw57-hidden" && hidden+=("$b.mw57-hidden")
+done
+mkdir -p "$tmp/apt/sources.list.d"
+mv /etc/apt/sources.list "$tmp/apt/" 2>/dev/null
+mv /etc/apt/sources.list.d/* "$tmp/apt/sources.list.d/" 2>/dev/null
+
+mkdir -p "$repo"
+cp "$debs"/mw57-*.deb "$repo/"
+(cd "$repo" && apt-ftparchive packages . >Packages && apt-ftparchive release . >Release) ||
+	ktap_exit_fail_msg "apt-ftparchive failed"
+
+# run TEST: autopkgtest of the .dsc for that test alone; its exit code in
+# $rc, its summary line ("<test> PASS|FAIL|SKIP ...") in $sum
+run() {
+	rc=0
+	autopkgtest -B --test-name="$1" --summary-file="$tmp/summary" \
+		--add-apt-source="deb [trusted=yes] file://$repo /" \
+		--ignore-restrictions=breaks-testbed,isolation-machine \
+		"$dsc" -- null >>"$alog" 2>&1 || rc=$?
+	sum=$(grep -E "^$1 " "$tmp/summary" 2>/dev/null | xargs)
+	ktap_print_msg "autopkgtest --test-name=$1: exit $rc, summary: ${sum:-none}"
+}
+# passed TEST EXIT SUMMARY: the last run exited EXIT and summed TEST up
+# as SUMMARY
+passed() { [ "$rc" = "$2" ] && [ "$sum" = "$1 $3" ]; }
+: >"$alog"
+run dkms-autopkgtest
+# (a superficial test's pass is neutral: a run of nothing else exits 8)
+ktap_test_result "dkms-autopkgtest (Testsuite: autopkgtest-pkg-dkms): PASS (superficial), exit 8" \
+	passed dkms-autopkgtest 8 "PASS (superficial)"
+# it says "I: PASS <kernel>" per package and kernel it built
+builds=$(grep -c "^I: PASS $cur\$" "$alog")
+ktap_test_result "dkms-autopkgtest built and installed both DKMS packages for $cur" \
+	test "$builds" -eq 2
+run modules
+ktap_test_result "debian/tests/modules: exit 0, PASS (each module loaded and used)" \
+	passed modules 0 PASS
+sed -n '/test modules: \[---/,/test modules: ---/p' "$alog" | grep -E '^(ok|FAIL|skip): ' |
+	while read -r l; do ktap_print_msg "$l"; done
+[ "$KTAP_FAIL" -eq 0 ] || ktap_print_msg "$(tail -n 40 "$alog")"
+
+# shellcheck disable=SC2086 # a list
+modprobe -r $mods 2>/dev/null
+env DEBIAN_FRONTEND=noninteractive dpkg --purge mw57-dev mw57-tools mw57-uacce-dkms mw57-dkms \
+	>>"$alog" 2>&1 || ktap_print_msg "the purge after autopkgtest failed"
+pkg_restore_harness
+ktap_finished
