@@ -40,7 +40,7 @@ command -v autopkgtest >/dev/null || ktap_exit_fail_msg "no autopkgtest in the g
 dsc=$(echo "$debs"/mw57_*.dsc)
 [ -f "$dsc" ] || ktap_exit_fail_msg "no source package in $debs"
 
-ktap_set_plan 3
+ktap_set_plan 4
 pkg_clear_harness
 for b in /lib/modules/*/build; do
 	[ "$b" = "/lib/modules/$cur/build" ] && continue
@@ -91,6 +91,15 @@ built_both() {
 	done
 }
 ktap_test_result "dkms-autopkgtest built and installed both DKMS packages for $cur" built_both
+# it installs each package with /etc/dkms/no-autoinstall, so that its own
+# "dkms build" does the build: the configure step must build nothing
+# (else that build finds the module built and skips)
+no_build_at_install() {
+	! sed -n '/^I: Installing binary package/,/^I: Checking for missing dkms dependency/p' "$alog" |
+		grep -qE '^Building module'
+}
+ktap_test_result "the packages' configure step honours /etc/dkms/no-autoinstall: no build at install" \
+	no_build_at_install
 run modules
 ktap_test_result "debian/tests/modules: exit 0, PASS (each module loaded and used)" \
 	passed modules 0 PASS
