@@ -144,7 +144,7 @@ opens() { # opens USER: USER can open /dev/raw-gadget; EACCES is said in $tmp/op
 reload_rg() { modprobe -r raw_gadget && udevadm control --reload && modprobe raw_gadget; }
 reload_rg
 ktap_test_result "udev rule installed in /lib/udev/rules.d: /dev/raw-gadget is root:rawgadget 0660" \
-	sh -c "$(declare -f node_is wait_for)
+	bash -c "$(declare -f node_is wait_for)
 		[ -f /lib/udev/rules.d/$rule ] && wait_for 20 node_is 'root:rawgadget 660'"
 ktap_test_result "group rawgadget exists with no member (the opt-in is adding one)" \
 	sh -c "getent group rawgadget | grep -qE '^rawgadget:[^:]*:[0-9]+:\$'"
@@ -153,12 +153,12 @@ useradd -M -s /bin/sh mw57out
 : >"/etc/udev/rules.d/$rule"
 reload_rg
 ktap_test_result "masked by an empty /etc/udev/rules.d/$rule: root:root 0600, a member gets EACCES" \
-	sh -c "$(declare -f node_is opens wait_for); tmp=$tmp
+	bash -c "$(declare -f node_is opens wait_for); tmp=$tmp
 		wait_for 20 node_is 'root:root 600' && ! opens mw57in && grep -q PermissionError $tmp/open"
 rm "/etc/udev/rules.d/$rule"
 reload_rg
 ktap_test_result "a user outside the group gets EACCES" \
-	sh -c "$(declare -f node_is opens wait_for); tmp=$tmp
+	bash -c "$(declare -f node_is opens wait_for); tmp=$tmp
 		wait_for 20 node_is 'root:rawgadget 660' && ! opens mw57out && grep -q PermissionError $tmp/open"
 rg_modules num=1
 mkfifo "$tmp/keys"
