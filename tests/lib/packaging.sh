@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # Copyright (C) 2026 The mw57 authors.
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034 # the variables are for the tests
 #
 # What the packaging suite's tests share, sourced after ../lib/ktap.sh:
 # the packages and modules of the staged bundle, the running and the
