@@ -13,7 +13,7 @@
 #   $pkgs $mods $ver    the DKMS packages, all their modules, the version
 #   $mw57_mods $uacce_mods  the modules of mw57 and of mw57-uacce
 #   $cur $other         the running kernel and another installed one
-#   $tmp                a scratch folder, removed by pkg_cleanup
+#   $tmp                a scratch folder (each test's cleanup trap removes it)
 
 # shellcheck source=../lib/dkms.sh
 . ../lib/dkms.sh
