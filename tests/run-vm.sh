@@ -597,6 +597,20 @@ debug_disk() {
 	echo "$layer"
 }
 
+# stage_new_kernel LABEL: when a suite of LABEL's plan installs a new
+# kernel (newkernel=debug), the debug kernel's .debs in RUNDIR/new-kernel
+stage_new_kernel() {
+	local s dk
+	while read -r s <&3; do
+		[ "$(setting "$s" newkernel)" = debug ] || continue
+		dk=$(debug_kernel) || return 1
+		mkdir -p "$run/new-kernel"
+		cp "$dk"/linux-image-*.deb "$dk"/linux-headers-*.deb "$run/new-kernel/" || return 1
+		break
+	done 3< <(cat "$run/$1/manifest" "$run/$1"@*/manifest "$run/$1+boot/manifest" \
+		2>/dev/null | awk '{ print $2 }' | sort -u)
+}
+
 # prepare LABEL: the kernel's release, the debug kernel's files and
 # disk, the plan; kept in RUNDIR/LABEL (kver, base, kdir) for its guests
 prepare() {
@@ -620,6 +634,11 @@ prepare() {
 	# wait for this one)
 	plan "$label" || {
 		echo "no probe outcomes for $kver" >"$run/$label/prepare-failed"
+		return 1
+	}
+	stage_new_kernel "$label" || {
+		echo "the debug kernel did not build (a suite installs it as a new kernel): $cache/debug-build.log" \
+			>"$run/$label/prepare-failed"
 		return 1
 	}
 	if [ "$label" = debug ]; then

@@ -28,6 +28,7 @@ for tree in "$bundle"/*/; do
 done
 mw57_mods=$(dkms_conf "$bundle/mw57-$ver" 'BUILT_MODULE_NAME\[[0-9]*\]' | xargs)
 uacce_mods=$(dkms_conf "$bundle/mw57-uacce-$ver" 'BUILT_MODULE_NAME\[[0-9]*\]' | xargs)
+pkgs=$(echo "$pkgs" | xargs)
 # dependents first, for modprobe -r
 mods=$(echo "$mods" | xargs -n1 | tac | xargs)
 cur=$(uname -r)
@@ -38,6 +39,14 @@ done
 [ -f "$(echo "$debs"/mw57-dkms_*.deb)" ] || ktap_exit_fail_msg "no .debs in $debs"
 [ -n "$other" ] || ktap_exit_fail_msg "only one kernel installed"
 tmp=$(mktemp -d /tmp/mw57-pkg.XXXXXX)
+
+# built_for KVER [MODULES]: every module file in updates/dkms
+built_for() {
+	local m
+	for m in ${2:-$mods}; do
+		ls "/lib/modules/$1/updates/dkms/$m.ko"* >/dev/null 2>&1 || return 1
+	done
+}
 
 # none_for KVER [MODULES]: no module file of ours
 none_for() {

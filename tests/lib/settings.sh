@@ -23,6 +23,9 @@
 #               guest's extra boot, whose command line has the arguments
 #               of every such suite it runs
 #   debs=yes    the suite installs our Debian packages
+#   newkernel=debug  the suite installs a kernel the image lacks: the
+#               debug kernel's .debs, staged in the run directory's
+#               new-kernel/
 #   bench=yes   a benchmark: runs only when named
 
 # setting SUITE KEY: print KEY's value (the default when unset); fails

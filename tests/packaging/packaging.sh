@@ -49,13 +49,6 @@ trap cleanup EXIT
 log() { echo "+ [$((SECONDS - t0)) s] $*" >>"$plog"; "$@" >>"$plog" 2>&1; }
 t0=$SECONDS
 
-built_for() { # built_for KVER [MODULES]: every module file in updates/dkms
-	local m
-	for m in ${2:-$mods}; do
-		ls "/lib/modules/$1/updates/dkms/$m.ko"* >/dev/null 2>&1 || return 1
-	done
-}
-
 ktap_set_plan 18
 ktap_print_msg "running $cur, other kernel $other, packages $(cd "$debs" && echo *.deb)"
 
