@@ -96,6 +96,8 @@ installed() { # dkms status has each package installed for $new
 ktap_test_result "dkms status: $pkgs installed for $new" installed
 
 remove_new() { # the kernel purged: no module and no DKMS build of ours for it
+	# (they must have been there)
+	built_for "$new" || return 1
 	log env DEBIAN_FRONTEND=noninteractive apt-get purge -y "linux-image-$new" \
 		"linux-headers-$new" || return 1
 	none_for "$new" && ! dkms status -k "$new" 2>/dev/null | grep -qF "$new"
