@@ -14,9 +14,9 @@
 # mw57-uacce), removing it removes its modules, and a purge leaves no
 # module, DKMS tree or packaged file behind.  Finally the harness's
 # modules of the running kernel are put back for the suites that follow.
-# Three package builds in all (both for the running kernel, mw57 for the
-# other); the log of every command is kept in the run directory
-# (packaging.log).
+# Four package builds in all (both for the running kernel, mw57 again
+# for it by a configure step, mw57 for the other); the log of every
+# command is kept in the run directory (packaging.log).
 set -u
 cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/ktap.sh
@@ -81,17 +81,18 @@ ktap_test_result "no kernel headers at all: the configure step succeeds, naming 
 	sh -c "[ $rc = 0 ] && grep -q 'no kernel headers are installed.*linux-headers-$(dpkg --print-architecture) ' '$tmp/postinst'"
 ktap_print_msg "exit $rc: $(cat "$tmp/postinst")"
 # A kernel whose build fails (a header tree whose make stops with a line of
-# its own) fails it, naming that kernel; a kernel the package excludes
-# (mw57-uacce where CONFIG_UACCE=m, dkms's exit 77) does not.
-fakekconfig() { # fakekconfig OPTION...: the fake kernel's .config
+# its own) fails it, naming that kernel, and the running kernel still gets
+# its modules; a kernel the package excludes (mw57-uacce where
+# CONFIG_UACCE=m, dkms's exit 77) does not fail it (further down).
+fake_tree() { # fake_tree OPTION...: the fake kernel's header tree, with OPTIONs in its .config
+	# (dkms takes a tree with an include/ folder for headers)
+	mkdir -p "/lib/modules/$fake/build/include"
+	printf 'modules:\n\t@echo "mw57 test: this tree cannot build"; exit 1\n' \
+		>"/lib/modules/$fake/build/Makefile"
 	printf 'CONFIG_%s\n' GENERIC_IRQ_INJECTION=y DEBUG_FS=y USB_GADGET=m \
 		NET_UDP_TUNNEL=m IOMMU_API=y "$@" >"/lib/modules/$fake/build/.config"
 }
-# (dkms takes a tree with an include/ folder for headers)
-mkdir -p "/lib/modules/$fake/build/include"
-printf 'modules:\n\t@echo "mw57 test: this tree cannot build"; exit 1\n' \
-	>"/lib/modules/$fake/build/Makefile"
-fakekconfig
+fake_tree
 postinst mw57-dkms
 # Who reports it depends on dkms: bookworm's 3.0 builds for the running
 # and the newest kernel (by /boot/config-*, which the fake lacks), so our
@@ -111,13 +112,7 @@ ktap_test_result "a kernel whose build fails fails the configure step, naming it
 		grep -q 'mw57 test: this tree cannot build' /var/lib/dkms/mw57/$ver/build/make.log &&
 		built_for $cur"
 ktap_print_msg "exit $rc: $(tail -n 3 "$tmp/postinst")"
-fakekconfig UACCE=m
-postinst mw57-uacce-dkms
-ktap_test_result "a kernel that excludes mw57-uacce (CONFIG_UACCE=m): configured, saying so" \
-	sh -c "[ $rc = 0 ] && grep -q 'not built for $fake: excluded' '$tmp/postinst' &&
-		grep -q BUILD_EXCLUSIVE '$tmp/postinst'"
-[ "$rc" = 0 ] || ktap_print_msg "exit $rc: $(tail -n 5 "$tmp/postinst")"
-rm -rf "/lib/modules/$fake" "/var/lib/dkms/mw57/$ver/$fake" "/var/lib/dkms/mw57-uacce/$ver/$fake"
+rm -rf "/lib/modules/$fake" "/var/lib/dkms/mw57/$ver/$fake"
 mv "$hidden" "/lib/modules/$other/build"
 ktap_print_msg "$(dkms status 2>&1)"
 ktap_test_result "modprobe $mods: loaded from updates/dkms, version $ver" \
@@ -231,6 +226,23 @@ restore_config
 # guests boot their kernels from the host), DKMS's hook runs as for users
 log env INITRD=No DEBIAN_FRONTEND=noninteractive dpkg -r --force-depends "linux-image-$other"
 ktap_test_result "removing kernel $other removes its modules" none_for "$other"
+
+# mw57-uacce's configure step where the only kernel with headers, the
+# fake, sets CONFIG_UACCE=m: configured, saying so.  Here, where the
+# running kernel's modules are no longer needed, so that its headers can
+# be hidden too: DKMS's part of the step removes the installed modules
+# first, and building them again costs minutes under TCG.
+[ ! -e "/lib/modules/$other/build" ] || mv "/lib/modules/$other/build" "$hidden"
+mv "/lib/modules/$cur/build" "$hidden_cur"
+fake_tree UACCE=m
+postinst mw57-uacce-dkms
+mv "$hidden_cur" "/lib/modules/$cur/build"
+[ ! -L "$hidden" ] || mv "$hidden" "/lib/modules/$other/build"
+ktap_test_result "a kernel that excludes mw57-uacce (CONFIG_UACCE=m): configured, saying so" \
+	sh -c "[ $rc = 0 ] && grep -q 'not built for $fake: excluded' '$tmp/postinst' &&
+		grep -q BUILD_EXCLUSIVE '$tmp/postinst'"
+[ "$rc" = 0 ] || ktap_print_msg "exit $rc: $(tail -n 5 "$tmp/postinst")"
+rm -rf "/lib/modules/$fake" "/var/lib/dkms/mw57-uacce/$ver/$fake"
 
 # purge leaves nothing behind
 dpkg -L mw57-dkms mw57-uacce-dkms mw57-tools mw57-dev 2>/dev/null | sort -u >"$tmp/files"
