@@ -12,8 +12,9 @@
 #   to 192.168.22.1  label 300 as multicast MPLS (mpls_mc) to 239.1.1.1,
 #                    B's b0 joined to the group (multiproto only)
 #
-# Replies come back as unicast MPLS.  Without multiproto, B drops (and
-# counts) multicast MPLS and A refuses to send it.
+# Replies come back as unicast MPLS.  Multiproto or not, A refuses to
+# send IPv6.  Without multiproto, B drops (and counts) multicast MPLS and
+# A refuses to send it.
 set -u
 cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/ktap.sh
@@ -58,7 +59,7 @@ setup() {
 		mpls_dev a multiproto && mpls_dev b multiproto
 }
 setup || ktap_exit_fail_msg "tunnel setup failed"
-ktap_set_plan 8
+ktap_set_plan 9
 
 ktap_test_result "MPLS unicast over IPv4: ping 192.168.2.1" a ping -c 2 -W 5 192.168.2.1
 out=$(ns_capture "$B" b0 "ip and udp dst port 6635" a ping -c 1 -W 1 192.168.2.1)
@@ -70,6 +71,21 @@ ktap_print_msg "$out"
 ktap_test_result "on the IPv6 wire: label 101 right after UDP" grep -q 'MPLS (label 101' <<<"$out"
 ktap_test_result "MPLS multicast (multiproto) to 239.1.1.1: ping 192.168.22.1" \
 	a ping -c 2 -W 5 192.168.22.1
+
+# Multiproto adds IPv6 to an IPv4 tunnel and multicast to a unicast MPLS
+# one, nothing across: A's MPLS tunnel refuses IPv6 that carries tunnel
+# metadata (5.7's check let it through; upstream's "bareudp: forbid
+# mixing IP and MPLS in multiproto mode").  Refused: counted in
+# tx_errors, and no packet of it sent (tx_packets unchanged: IPv6's own
+# packets on bum, without metadata, are errors too).
+a sh -e -c 'tc filter add dev bum egress protocol ipv6 flower dst_ip fd77::2 \
+		action tunnel_key set src_ip 10.0.0.1 dst_ip 10.0.0.2 id 0
+	ip -6 route add fd77::2/128 dev bum' || ktap_exit_fail_msg "cannot route IPv6 into bum"
+e0=$(bu_stat "$A" bum tx_errors) p0=$(bu_stat "$A" bum tx_packets)
+a ping -6 -c 2 -W 1 fd77::2 >/dev/null 2>&1
+e1=$(bu_stat "$A" bum tx_errors) p1=$(bu_stat "$A" bum tx_packets)
+ktap_test_result "A's multiproto MPLS tunnel refuses IPv6 (tx_errors $e0 -> $e1, tx_packets $p0 -> $p1)" \
+	test "$e1" -ge $((e0 + 2)) -a "$p1" -eq "$p0"
 
 mpls_dev b "" || ktap_exit_fail_msg "cannot recreate B's device"
 d0=$(bu_stat "$B" bum rx_dropped)
