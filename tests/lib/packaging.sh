@@ -48,6 +48,23 @@ built_for() {
 	done
 }
 
+# pkg_hide_headers KVER: every kernel's header tree (its build link)
+# out of DKMS's sight but KVER's (none kept for ""); pkg_unhide_headers
+# puts them back (a test's cleanup trap calls it)
+pkg_hidden=()
+pkg_hide_headers() {
+	local b
+	for b in /lib/modules/*/build; do
+		[ "$b" != "/lib/modules/$1/build" ] || continue
+		mv "$b" "$b.mw57-hidden" && pkg_hidden+=("$b.mw57-hidden")
+	done
+}
+pkg_unhide_headers() {
+	local h
+	for h in "${pkg_hidden[@]}"; do mv "$h" "${h%.mw57-hidden}"; done
+	pkg_hidden=()
+}
+
 # none_for KVER [MODULES]: no module file of ours
 none_for() {
 	local m

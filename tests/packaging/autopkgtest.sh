@@ -25,12 +25,10 @@ ktap_begin root
 # shellcheck source=../lib/packaging.sh
 . ../lib/packaging.sh
 alog=${MW57_OUT:-$tmp}/autopkgtest.log
-hidden=()
 repo=$tmp/repo
 added=/etc/apt/sources.list.d/autopkgtest-add-apt-sources.list
 cleanup() {
-	local h
-	for h in "${hidden[@]}"; do mv "$h" "${h%.mw57-hidden}"; done
+	pkg_unhide_headers
 	rm -f "$added"
 	[ ! -d "$tmp/apt" ] || cp -a "$tmp/apt/." /etc/apt/
 	rm -rf "$tmp"
@@ -42,10 +40,7 @@ dsc=$(echo "$debs"/mw57_*.dsc)
 
 ktap_set_plan 4
 pkg_clear_harness
-for b in /lib/modules/*/build; do
-	[ "$b" = "/lib/modules/$cur/build" ] && continue
-	mv "$b" "$b.mw57-hidden" && hidden+=("$b.mw57-hidden")
-done
+pkg_hide_headers "$cur"
 mkdir -p "$tmp/apt/sources.list.d"
 mv /etc/apt/sources.list "$tmp/apt/" 2>/dev/null
 mv /etc/apt/sources.list.d/* "$tmp/apt/sources.list.d/" 2>/dev/null

@@ -23,14 +23,12 @@ ktap_begin root
 . ../lib/packaging.sh
 ulog=${MW57_OUT:-$tmp}/upgrade.log
 staged=$(dirname "${MW57_OUT:-/mnt/out/x}")/new-kernel
-hidden=()
 ours=
 cleanup() {
-	local h
 	# (a kernel of this test's install only)
 	[ -z "$ours" ] || dpkg --purge "linux-image-$ours" "linux-headers-$ours" >>"$ulog" 2>&1
 	dpkg --purge mw57-dev mw57-tools mw57-uacce-dkms mw57-dkms >>"$ulog" 2>&1
-	for h in "${hidden[@]}"; do mv "$h" "${h%.mw57-hidden}"; done
+	pkg_unhide_headers
 	[ ! -d "$tmp/saved" ] || pkg_restore_harness
 	rm -rf "$tmp"
 }
@@ -50,9 +48,7 @@ new=${new#linux-image-}
 ktap_set_plan 5
 ktap_print_msg "running $cur; the new kernel: $new ($(basename "$img"))"
 pkg_clear_harness
-for b in /lib/modules/*/build; do
-	mv "$b" "$b.mw57-hidden" && hidden+=("$b.mw57-hidden")
-done
+pkg_hide_headers ""	# every one: nothing to build at install
 
 apt_install() { # apt_install DEB...: offline, into the log
 	log env DEBIAN_FRONTEND=noninteractive apt-get install -y "$@"
