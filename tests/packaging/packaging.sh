@@ -12,8 +12,10 @@
 # reinstalling the other kernel's headers triggers DKMS
 # autoinstall for it (with CONFIG_UACCE=m there: mw57 is built, not
 # mw57-uacce), removing it removes its modules, and a purge leaves no
-# module, DKMS tree or packaged file behind.  Finally the harness's
-# modules of the running kernel are put back for the suites that follow.
+# module, DKMS tree or packaged file behind.  Finally the removed kernel
+# is installed again (apt works only with its dependencies whole) and the
+# harness's modules of the running kernel are put back, for the suites
+# that follow.
 # Four package builds in all (both for the running kernel, mw57 again
 # for it by a configure step, mw57 for the other); the log of every
 # command is kept in the run directory (packaging.log).
@@ -32,7 +34,20 @@ kbd=
 hidden=/lib/modules/$other/build.mw57-hidden
 hidden_cur=/lib/modules/$cur/build.mw57-hidden
 fake=6.99.0-mw57broken
+removed=
+# restore_kernel: the kernel removed above installed again from the
+# image's copy of its .deb, for the suites that follow: apt refuses to
+# install anything while its headers lack the image they depend on
+restore_kernel() {
+	local f deb=
+	[ -n "$removed" ] || return 0
+	for f in /var/cache/mw57-debs/"$removed"_*.deb; do [ -f "$f" ] && deb=$f; done
+	[ -n "$deb" ] && log env INITRD=No DEBIAN_FRONTEND=noninteractive dpkg -i "$deb" &&
+		log apt-get check || return 1
+	removed=
+}
 cleanup() {
+	restore_kernel
 	[ -n "$kbd" ] && kill "$kbd" 2>/dev/null
 	wait 2>/dev/null
 	[ -L "$hidden" ] && mv "$hidden" "/lib/modules/$other/build"
@@ -49,7 +64,7 @@ trap cleanup EXIT
 log() { echo "+ [$((SECONDS - t0)) s] $*" >>"$plog"; "$@" >>"$plog" 2>&1; }
 t0=$SECONDS
 
-ktap_set_plan 18
+ktap_set_plan 19
 ktap_print_msg "running $cur, other kernel $other, packages $(cd "$debs" && echo *.deb)"
 
 # leave a clean system: nothing of the harness's DKMS install
@@ -225,6 +240,7 @@ restore_config
 # INITRD=No: the kernel's hooks skip the initramfs (minutes under TCG; the
 # guests boot their kernels from the host), DKMS's hook runs as for users
 log env INITRD=No DEBIAN_FRONTEND=noninteractive dpkg -r --force-depends "linux-image-$other"
+removed=linux-image-$other
 ktap_test_result "removing kernel $other removes its modules" none_for "$other"
 
 # mw57-uacce's configure step where the only kernel with headers, the
@@ -258,6 +274,7 @@ ktap_test_result "purge: no packaged file left (of $(wc -l <"$tmp/files") paths)
 ktap_test_result "purge: no module, DKMS tree or source left for any kernel" \
 	sh -c "$(declare -f none_for); mods='$mods'; for k in \$(ls /lib/modules); do none_for \$k || exit 1; done &&
 		! ls -d /var/lib/dkms/mw57* /usr/src/mw57-* 2>/dev/null"
+ktap_test_result "kernel $other reinstalled: apt's dependencies whole again" restore_kernel
 [ "$KTAP_FAIL" -eq 0 ] || ktap_print_msg "$(tail -n 40 "$plog")"
 
 pkg_restore_harness
