@@ -7,8 +7,8 @@
  *   rg_abi [UDC0 [UDC1]]     default dummy_udc.0 and dummy_udc.1
  *
  * UDC0 carries a vendor device (bulk IN 0x81, bulk OUT 0x02, int IN 0x85)
- * that enumerates on the host; UDC1 is left unanswered to overflow the
- * event queue.
+ * that enumerates on the host; UDC1 takes racing RUNs, then is left
+ * unanswered to overflow the event queue.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -30,7 +30,8 @@
 #include "../lib/rg_test.h"
 #include "../lib/rg_vendor.h"
 
-#define PLAN		93
+#define PLAN		95
+#define ROUNDS		10	/* of part_concurrent_run() */
 #define KMALLOC_MAX	(4u << 20)	/* KMALLOC_MAX_SIZE on amd64 */
 #define EP_BULK_IN	0
 #define EP_BULK_OUT	1
@@ -697,6 +698,69 @@ static void part_reset_drops_control(void)
 	close(fd);
 }
 
+struct run_race {
+	int fd, ret;
+	pthread_barrier_t *start;
+	pthread_t t;
+};
+
+static void *run_thread(void *arg)
+{
+	struct run_race *r = arg;
+
+	pthread_barrier_wait(r->start);
+	r->ret = rg_run(r->fd);
+	return NULL;
+}
+
+/*
+ * Two threads RUN one file at once (raw_gadget.md §4, class 6: upstream
+ * once registered the driver twice).  They leave a barrier together and
+ * registering takes milliseconds, so a RUN that claims the file only
+ * once registered lets both through: the second registration fails with
+ * EBUSY and takes the instance down.  Exactly one RUN succeeds, the other
+ * gets EINVAL, and the instance runs (CONNECT is queued); ten rounds,
+ * each on a new file.
+ */
+static void part_concurrent_run(void)
+{
+	int round, i, fd, ok = 0, einval = 0, other = 0, connected = 0;
+	struct usb_raw_event ev;
+	struct run_race r[2];
+	pthread_barrier_t start;
+
+	ktap_msg("-- two RUNs at once on one file, %s --", udc1);
+	for (round = 0; round < ROUNDS; round++) {
+		fd = open_init(udc1, USB_SPEED_HIGH);
+		pthread_barrier_init(&start, NULL, 2);
+		for (i = 0; i < 2; i++) {
+			r[i] = (struct run_race){ .fd = fd, .start = &start };
+			pthread_create(&r[i].t, NULL, run_thread, &r[i]);
+		}
+		for (i = 0; i < 2; i++) {
+			pthread_join(r[i].t, NULL);
+			if (r[i].ret == 0)
+				ok++;
+			else if (r[i].ret == -EINVAL)
+				einval++;
+			else
+				other++;
+		}
+		pthread_barrier_destroy(&start);
+		ev.length = 0;
+		if (!fetch_within(fd, &ev, 0, 5) &&
+		    ev.type == USB_RAW_EVENT_CONNECT)
+			connected++;
+		close(fd);
+	}
+	ktap_result(ok == ROUNDS && einval == ROUNDS && !other,
+		    "%d rounds: one RUN succeeds, the other gets EINVAL (%d successes, %d EINVAL, %d other errors)",
+		    ROUNDS, ok, einval, other);
+	ktap_result(connected == ROUNDS,
+		    "the instance runs: CONNECT fetched in %d of %d rounds",
+		    connected, ROUNDS);
+}
+
 /* Nobody fetches: resets and control requests pile up past 16 events. */
 static void part_overflow(void)
 {
@@ -736,6 +800,7 @@ int main(int argc, char **argv)
 	ktap_header(PLAN);
 	part_no_udc();
 	part_running();
+	part_concurrent_run();
 	part_reset_drops_control();
 	part_overflow();
 	if (ktap_n != PLAN)
