@@ -12,8 +12,9 @@
 #          Ethernet header and the tag is pulled and read: inner ECT(1) ->
 #          outer ECT(1)
 #   decap: outer CE (set by tc pedit on B's underlay) + inner ECT(0) ->
-#          inner CE; outer CE + inner not-ECT -> dropped, counted in
-#          rx_frame_errors, logged with the outer source and TOS
+#          inner CE, also with the inner header in a second IPv4 fragment
+#          (not in the linear data); outer CE + inner not-ECT -> dropped,
+#          counted in rx_frame_errors, logged with the outer source and TOS
 # shellcheck disable=SC2016 # ns_both's commands expand in the netns shell
 set -u
 cd "$(dirname "$0")" || exit 1
@@ -38,7 +39,7 @@ a sh -e -c '
 	tc filter add dev bu1 egress matchall \
 		action tunnel_key set src_ip 10.0.0.1 dst_ip 10.0.0.2 id 0' ||
 	ktap_exit_fail_msg "VLAN tunnel setup failed"
-ktap_set_plan 8
+ktap_set_plan 9
 
 out=$(ns_capture "$B" b0 "ip and udp dst port 6640" a ping -Q 2 -c 1 -W 1 192.168.2.1)
 ktap_print_msg "$out"
@@ -78,6 +79,35 @@ b tc filter add dev b0 ingress protocol ip u32 match ip protocol 17 0xff \
 out=$(ns_capture "$B" bu0 "icmp" a ping -Q 2 -c 1 -W 1 192.168.2.1)
 ktap_print_msg "$out"
 ktap_test_result "decap: outer CE + inner ECT(0) gives inner CE" grep -q 'tos 0x3,CE' <<<"$out"
+
+# One tunnel packet in two IPv4 fragments from a raw socket in A, both
+# outer headers CE: the first carries the outer UDP header only, the
+# second the inner IPv4 header (ECT(0)) and 1400 bytes of UDP to port 9.
+# B reassembles it with the whole payload in a fragment list, outside the
+# linear data: the receive path must read the inner version and pull the
+# inner header before the ECN decap (bareudp.md §3.3 bugs 7 and 9).
+frag_send() {
+	a python3 -c '
+import socket, struct
+def ip(src, dst, tos, frag, payload):
+    h = struct.pack("!BBHHHBBH4s4s", 0x45, tos, 20 + len(payload), 77, frag, 64,
+                    17, 0, socket.inet_aton(src), socket.inet_aton(dst))
+    c = sum(struct.unpack("!10H", h))
+    c = (c & 0xffff) + (c >> 16)
+    c = (c & 0xffff) + (c >> 16)
+    return h[:10] + struct.pack("!H", ~c & 0xffff) + h[12:] + payload
+def udp(sport, dport, data):
+    return struct.pack("!HHHH", sport, dport, 8 + len(data), 0) + data
+inner = ip("192.168.1.1", "192.168.2.1", 2, 0, udp(9999, 9, bytes(1400)))
+s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+s.sendto(ip("10.0.0.1", "10.0.0.2", 3, 0x2000, udp(54321, 6640, inner)[:8]),
+         ("10.0.0.2", 0))
+s.sendto(ip("10.0.0.1", "10.0.0.2", 3, 1, inner), ("10.0.0.2", 0))'
+}
+out=$(ns_capture "$B" bu0 "udp dst port 9" frag_send)
+ktap_print_msg "$out"
+ktap_test_result "decap, inner header in the second fragment: delivered, inner ECT(0) gives inner CE" \
+	grep -q 'tos 0x3,CE' <<<"$out"
 
 f0=$(bu_stat "$B" bu0 rx_frame_errors)
 mark="mw57: ecn.sh $$: CE over not-ECT"
