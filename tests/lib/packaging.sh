@@ -14,6 +14,7 @@
 #   $mw57_mods $uacce_mods  the modules of mw57 and of mw57-uacce
 #   $cur $other         the running kernel and another installed one
 #   $tmp                a scratch folder (each test's cleanup trap removes it)
+#   $pkg_log_file       the test's log (pkg_log)
 
 # shellcheck source=../lib/dkms.sh
 . ../lib/dkms.sh
@@ -39,6 +40,16 @@ done
 [ -f "$(echo "$debs"/mw57-dkms_*.deb)" ] || ktap_exit_fail_msg "no .debs in $debs"
 [ -n "$other" ] || ktap_exit_fail_msg "only one kernel installed"
 tmp=$(mktemp -d /tmp/mw57-pkg.XXXXXX)
+# the test's log in the run directory: packaging.sh's is packaging.log
+pkg_log_file=${MW57_OUT:-$tmp}/$(basename "$0" .sh).log
+
+# pkg_log CMD...: run CMD into the test's log ($pkg_log_file), after a
+# line with the seconds since this library was sourced
+pkg_t0=$SECONDS
+pkg_log() {
+	echo "+ [$((SECONDS - pkg_t0)) s] $*" >>"$pkg_log_file"
+	"$@" >>"$pkg_log_file" 2>&1
+}
 
 # built_for KVER [MODULES]: every module file in updates/dkms
 built_for() {

@@ -24,7 +24,6 @@ cd "$(dirname "$0")" || exit 1
 ktap_begin root
 # shellcheck source=../lib/packaging.sh
 . ../lib/packaging.sh
-alog=${MW57_OUT:-$tmp}/autopkgtest.log
 repo=$tmp/repo
 added=/etc/apt/sources.list.d/autopkgtest-add-apt-sources.list
 cleanup() {
@@ -64,14 +63,14 @@ run() {
 	autopkgtest -B --test-name="$1" --summary-file="$tmp/summary" "${cache_env[@]}" \
 		--add-apt-source="deb [trusted=yes] file://$repo /" \
 		--ignore-restrictions=breaks-testbed,isolation-machine \
-		"$dsc" -- null >>"$alog" 2>&1 || rc=$?
+		"$dsc" -- null >>"$pkg_log_file" 2>&1 || rc=$?
 	sum=$(grep -E "^$1 " "$tmp/summary" 2>/dev/null | xargs)
 	ktap_print_msg "autopkgtest --test-name=$1: exit $rc, summary: ${sum:-none}"
 }
 # passed TEST EXIT SUMMARY: the last run exited EXIT and summed TEST up
 # as SUMMARY
 passed() { [ "$rc" = "$2" ] && [ "$sum" = "$1 $3" ]; }
-: >"$alog"
+: >"$pkg_log_file"
 run dkms-autopkgtest
 # (a superficial test's pass is neutral: a run of nothing else exits 8)
 ktap_test_result "dkms-autopkgtest (Testsuite: autopkgtest-pkg-dkms): PASS (superficial), exit 8" \
@@ -80,9 +79,9 @@ ktap_test_result "dkms-autopkgtest (Testsuite: autopkgtest-pkg-dkms): PASS (supe
 # "I: PASS <package>/<version> <kernel>" (trixie's 3.2)
 built_both() {
 	local p
-	[ "$(grep -cx "I: PASS $cur" "$alog")" -eq 2 ] && return 0
+	[ "$(grep -cx "I: PASS $cur" "$pkg_log_file")" -eq 2 ] && return 0
 	for p in $pkgs; do
-		grep -qx "I: PASS $p/$ver $cur" "$alog" || return 1
+		grep -qx "I: PASS $p/$ver $cur" "$pkg_log_file" || return 1
 	done
 }
 ktap_test_result "dkms-autopkgtest built and installed both DKMS packages for $cur" built_both
@@ -90,7 +89,7 @@ ktap_test_result "dkms-autopkgtest built and installed both DKMS packages for $c
 # "dkms build" does the build: the configure step must build nothing
 # (else that build finds the module built and skips)
 no_build_at_install() {
-	! sed -n '/^I: Installing binary package/,/^I: Checking for missing dkms dependency/p' "$alog" |
+	! sed -n '/^I: Installing binary package/,/^I: Checking for missing dkms dependency/p' "$pkg_log_file" |
 		grep -qE '^Building module'
 }
 ktap_test_result "the packages' configure step honours /etc/dkms/no-autoinstall: no build at install" \
@@ -98,13 +97,13 @@ ktap_test_result "the packages' configure step honours /etc/dkms/no-autoinstall:
 run modules
 ktap_test_result "debian/tests/modules: exit 0, PASS (each module loaded and used)" \
 	passed modules 0 PASS
-sed -n '/test modules: \[---/,/test modules: ---/p' "$alog" | grep -E '^(ok|FAIL|skip): ' |
+sed -n '/test modules: \[---/,/test modules: ---/p' "$pkg_log_file" | grep -E '^(ok|FAIL|skip): ' |
 	while read -r l; do ktap_print_msg "$l"; done
-[ "$KTAP_FAIL" -eq 0 ] || ktap_print_msg "$(tail -n 40 "$alog")"
+[ "$KTAP_FAIL" -eq 0 ] || ktap_print_msg "$(tail -n 40 "$pkg_log_file")"
 
 # shellcheck disable=SC2086 # a list
 modprobe -r $mods 2>/dev/null
 env DEBIAN_FRONTEND=noninteractive dpkg --purge mw57-dev mw57-tools mw57-uacce-dkms mw57-dkms \
-	>>"$alog" 2>&1 || ktap_print_msg "the purge after autopkgtest failed"
+	>>"$pkg_log_file" 2>&1 || ktap_print_msg "the purge after autopkgtest failed"
 pkg_restore_harness
 ktap_finished

@@ -29,7 +29,6 @@ cd "$(dirname "$0")" || exit 1
 ktap_begin root
 # shellcheck source=../lib/packaging.sh
 . ../lib/packaging.sh
-plog=${MW57_OUT:-$tmp}/packaging.log
 kbd=
 hidden=/lib/modules/$other/build.mw57-hidden
 hidden_cur=/lib/modules/$cur/build.mw57-hidden
@@ -42,8 +41,8 @@ restore_kernel() {
 	local f deb=
 	[ -n "$removed" ] || return 0
 	for f in /var/cache/mw57-debs/"$removed"_*.deb; do [ -f "$f" ] && deb=$f; done
-	[ -n "$deb" ] && log env INITRD=No DEBIAN_FRONTEND=noninteractive dpkg -i "$deb" &&
-		log apt-get check || return 1
+	[ -n "$deb" ] && pkg_log env INITRD=No DEBIAN_FRONTEND=noninteractive dpkg -i "$deb" &&
+		pkg_log apt-get check || return 1
 	removed=
 }
 cleanup() {
@@ -60,9 +59,6 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-# log CMD...: run CMD into the log, after a line with the time since the start
-log() { echo "+ [$((SECONDS - t0)) s] $*" >>"$plog"; "$@" >>"$plog" 2>&1; }
-t0=$SECONDS
 
 ktap_set_plan 19
 ktap_print_msg "running $cur, other kernel $other, packages $(cd "$debs" && echo *.deb)"
@@ -72,7 +68,7 @@ pkg_clear_harness
 
 mv "/lib/modules/$other/build" "$hidden" || ktap_exit_fail_msg "cannot hide the headers of $other"
 ktap_test_result "apt install ./mw57-dkms ./mw57-uacce-dkms ./mw57-tools ./mw57-dev (offline)" \
-	log env DEBIAN_FRONTEND=noninteractive apt-get install -y \
+	pkg_log env DEBIAN_FRONTEND=noninteractive apt-get install -y \
 	"$debs"/mw57-dkms_*.deb "$debs"/mw57-uacce-dkms_*.deb "$debs"/mw57-tools_*.deb \
 	"$debs"/mw57-dev_*.deb
 ktap_test_result "DKMS built and installed the modules for $cur, skipped $other (no headers)" \
@@ -84,10 +80,10 @@ ktap_test_result "DKMS built and installed the modules for $cur, skipped $other 
 # headers still hidden.  Without any headers it says what to install and
 # succeeds.
 postinst() { # postinst PACKAGE: its configure step, exit code in $rc, output in $tmp/postinst
-	log echo "$1.postinst configure"
+	pkg_log echo "$1.postinst configure"
 	"/var/lib/dpkg/info/$1.postinst" configure >"$tmp/postinst" 2>&1
 	rc=$?
-	cat "$tmp/postinst" >>"$plog"
+	cat "$tmp/postinst" >>"$pkg_log_file"
 }
 mv "/lib/modules/$cur/build" "$hidden_cur"
 postinst mw57-dkms
@@ -218,12 +214,12 @@ restore_config() {
 reinstall_headers_uacce() {
 	local before
 	[ -n "$hdeb" ] &&
-		log env DEBIAN_FRONTEND=noninteractive dpkg --unpack "$hdeb" &&
+		pkg_log env DEBIAN_FRONTEND=noninteractive dpkg --unpack "$hdeb" &&
 		set_uacce || return 1
-	before=$(wc -l <"$plog")
-	log env DEBIAN_FRONTEND=noninteractive dpkg --configure "linux-headers-$other" || return 1
+	before=$(wc -l <"$pkg_log_file")
+	pkg_log env DEBIAN_FRONTEND=noninteractive dpkg --configure "linux-headers-$other" || return 1
 	built_for "$other" "$mw57_mods" && none_for "$other" "$uacce_mods" &&
-		tail -n +"$before" "$plog" | grep -q "mw57-uacce: not built for $other, which builds its own uacce"
+		tail -n +"$before" "$pkg_log_file" | grep -q "mw57-uacce: not built for $other, which builds its own uacce"
 }
 ktap_test_result "headers of $other reinstalled with CONFIG_UACCE=m: DKMS autoinstall builds $mw57_mods, skips $uacce_mods and says why" \
 	reinstall_headers_uacce
@@ -231,7 +227,7 @@ exclusive() {
 	local out rc
 	out=$(dkms build -m mw57-uacce -v "$ver" -k "$other" 2>&1)
 	rc=$?
-	echo "$out" >>"$plog"
+	echo "$out" >>"$pkg_log_file"
 	ktap_print_msg "dkms build mw57-uacce for $other: exit $rc: $(echo "$out" | grep -m1 BUILD_EXCLUSIVE)"
 	[ "$rc" -eq 77 ] && grep -q 'BUILD_EXCLUSIVE' <<<"$out"
 }
@@ -239,7 +235,7 @@ ktap_test_result "dkms build mw57-uacce there: exit 77 (not built here), naming 
 restore_config
 # INITRD=No: the kernel's hooks skip the initramfs (minutes under TCG; the
 # guests boot their kernels from the host), DKMS's hook runs as for users
-log env INITRD=No DEBIAN_FRONTEND=noninteractive dpkg -r --force-depends "linux-image-$other"
+pkg_log env INITRD=No DEBIAN_FRONTEND=noninteractive dpkg -r --force-depends "linux-image-$other"
 removed=linux-image-$other
 ktap_test_result "removing kernel $other removes its modules" none_for "$other"
 
@@ -267,7 +263,7 @@ modprobe -r $mods 2>/dev/null
 # dpkg, not apt: the kernel removed above (--force-depends) leaves apt
 # with broken dependencies; the package scripts run the same either way
 ktap_test_result "dpkg --purge mw57-dkms mw57-uacce-dkms mw57-tools mw57-dev" \
-	log env DEBIAN_FRONTEND=noninteractive dpkg --purge mw57-dev mw57-tools mw57-uacce-dkms mw57-dkms
+	pkg_log env DEBIAN_FRONTEND=noninteractive dpkg --purge mw57-dev mw57-tools mw57-uacce-dkms mw57-dkms
 left=$(while read -r f; do [ -f "$f" ] && echo "$f"; done <"$tmp/files")
 ktap_test_result "purge: no packaged file left (of $(wc -l <"$tmp/files") paths)" test -z "$left"
 [ -z "$left" ] || ktap_print_msg "left: $left"
@@ -275,7 +271,7 @@ ktap_test_result "purge: no module, DKMS tree or source left for any kernel" \
 	sh -c "$(declare -f none_for); mods='$mods'; for k in \$(ls /lib/modules); do none_for \$k || exit 1; done &&
 		! ls -d /var/lib/dkms/mw57* /usr/src/mw57-* 2>/dev/null"
 ktap_test_result "kernel $other reinstalled: apt's dependencies whole again" restore_kernel
-[ "$KTAP_FAIL" -eq 0 ] || ktap_print_msg "$(tail -n 40 "$plog")"
+[ "$KTAP_FAIL" -eq 0 ] || ktap_print_msg "$(tail -n 40 "$pkg_log_file")"
 
 pkg_restore_harness
 ktap_finished

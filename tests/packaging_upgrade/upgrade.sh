@@ -21,20 +21,17 @@ cd "$(dirname "$0")" || exit 1
 ktap_begin root
 # shellcheck source=../lib/packaging.sh
 . ../lib/packaging.sh
-ulog=${MW57_OUT:-$tmp}/upgrade.log
 staged=$(dirname "${MW57_OUT:-/mnt/out/x}")/new-kernel
 ours=
 cleanup() {
 	# (a kernel of this test's install only)
-	[ -z "$ours" ] || dpkg --purge "linux-image-$ours" "linux-headers-$ours" >>"$ulog" 2>&1
-	dpkg --purge mw57-dev mw57-tools mw57-uacce-dkms mw57-dkms >>"$ulog" 2>&1
+	[ -z "$ours" ] || pkg_log dpkg --purge "linux-image-$ours" "linux-headers-$ours"
+	pkg_log dpkg --purge mw57-dev mw57-tools mw57-uacce-dkms mw57-dkms
 	pkg_unhide_headers
 	[ ! -d "$tmp/saved" ] || pkg_restore_harness
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-# log CMD...: run CMD into the log
-log() { echo "+ $*" >>"$ulog"; "$@" >>"$ulog" 2>&1; }
 
 img=$(echo "$staged"/linux-image-*.deb)
 hdr=$(echo "$staged"/linux-headers-*.deb)
@@ -54,7 +51,7 @@ pkg_clear_harness
 pkg_hide_headers ""	# every one: nothing to build at install
 
 apt_install() { # apt_install DEB...: offline, into the log
-	log env DEBIAN_FRONTEND=noninteractive apt-get install -y "$@"
+	pkg_log env DEBIAN_FRONTEND=noninteractive apt-get install -y "$@"
 }
 install_ours() { # our .debs installed; no module of ours for any kernel
 	local k
@@ -97,10 +94,10 @@ ktap_test_result "dkms status: $pkgs installed for $new" installed
 remove_new() { # the kernel purged: no module and no DKMS build of ours for it
 	# (they must have been there)
 	built_for "$new" || return 1
-	log env DEBIAN_FRONTEND=noninteractive apt-get purge -y "linux-image-$new" \
+	pkg_log env DEBIAN_FRONTEND=noninteractive apt-get purge -y "linux-image-$new" \
 		"linux-headers-$new" || return 1
 	none_for "$new" && ! dkms status -k "$new" 2>/dev/null | grep -qF "$new"
 }
 ktap_test_result "apt purge of kernel $new: its modules and DKMS builds go with it" remove_new
-[ "$KTAP_FAIL" -eq 0 ] || ktap_print_msg "$(tail -n 40 "$ulog")"
+[ "$KTAP_FAIL" -eq 0 ] || ktap_print_msg "$(tail -n 40 "$pkg_log_file")"
 ktap_finished
