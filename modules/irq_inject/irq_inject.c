@@ -67,8 +67,13 @@
 #define IRQINJ_MAX_COUNT	10000
 /* Longest accepted command: "4294967295 10000\n" plus slack. */
 #define IRQINJ_MAX_INPUT	32
-/* Bound on waiting for a delivery, or for a pending replay to clear. */
-#define IRQINJ_WAIT_US		(100 * USEC_PER_MSEC)
+/*
+ * Bound on waiting for a delivery, or for a pending replay to clear.  On
+ * hardware either takes microseconds; an emulated CPU on a loaded host
+ * (QEMU TCG) can stay descheduled for over 100 ms, and an ETIMEDOUT for a
+ * delivery that merely came late would be spurious.
+ */
+#define IRQINJ_WAIT_US		(1000 * USEC_PER_MSEC)
 /* Bound on waiting for a running handler (its thread included) to end. */
 #define IRQINJ_IDLE_US		(1000 * USEC_PER_MSEC)
 #define IRQINJ_POLL_US		50
