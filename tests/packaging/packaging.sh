@@ -33,14 +33,20 @@ kbd=
 hidden=/lib/modules/$other/build.mw57-hidden
 hidden_cur=/lib/modules/$cur/build.mw57-hidden
 fake=6.99.0-mw57broken
+# cached_deb PACKAGE: the image's copy of PACKAGE's .deb (vm/mkimage.sh
+# keeps the kernels' there), or nothing
+cached_deb() {
+	local f
+	for f in /var/cache/mw57-debs/"$1"_*.deb; do [ -f "$f" ] && echo "$f"; done | tail -n 1
+}
 removed=
 # restore_kernel: the kernel removed above installed again from the
 # image's copy of its .deb, for the suites that follow: apt refuses to
 # install anything while its headers lack the image they depend on
 restore_kernel() {
-	local f deb=
+	local deb
 	[ -n "$removed" ] || return 0
-	for f in /var/cache/mw57-debs/"$removed"_*.deb; do [ -f "$f" ] && deb=$f; done
+	deb=$(cached_deb "$removed")
 	[ -n "$deb" ] && pkg_log env INITRD=No DEBIAN_FRONTEND=noninteractive dpkg -i "$deb" &&
 		pkg_log apt-get check || return 1
 	removed=
@@ -189,8 +195,7 @@ ktap_print_msg "$(cat "$tmp/crc.log")"
 # CONFIG_UACCE=m between unpack and configure: a kernel that builds its
 # own uacce, for which mw57-uacce's BUILD_EXCLUSIVE_CONFIG refuses the
 # build and mw57 is built all the same.
-hdeb=
-for f in /var/cache/mw57-debs/linux-headers-"$other"_*.deb; do [ -f "$f" ] && hdeb=$f; done
+hdeb=$(cached_deb "linux-headers-$other")
 # what DKMS reads: .config, and include/config/auto.conf where it exists
 # (dkms 3.2 prefers it)
 kbuild=/lib/modules/$other/build
