@@ -103,7 +103,7 @@ sed -n '/test modules: \[---/,/test modules: ---/p' "$pkg_log_file" | grep -E '^
 
 # shellcheck disable=SC2086 # a list
 modprobe -r $mods 2>/dev/null
-env DEBIAN_FRONTEND=noninteractive dpkg --purge mw57-dev mw57-tools mw57-uacce-dkms mw57-dkms \
-	>>"$pkg_log_file" 2>&1 || ktap_print_msg "the purge after autopkgtest failed"
+pkg_log env DEBIAN_FRONTEND=noninteractive dpkg --purge mw57-dev mw57-tools mw57-uacce-dkms mw57-dkms ||
+	ktap_print_msg "the purge after autopkgtest failed"
 pkg_restore_harness
 ktap_finished
