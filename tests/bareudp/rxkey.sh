@@ -1,0 +1,74 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Copyright (C) 2026 The mw57 authors.
+#
+# The tunnel key bareudp gives each received packet (its RX metadata dst),
+# as tc flower on B's bu0 ingress sees it.  A sends two flows at once, so
+# that their packets interleave:
+#
+#   to 192.168.2.1  over IPv4: outer 10.0.0.1 -> 10.0.0.2, tos 0x20, ttl 33
+#   to 192.168.12.1 over IPv6: outer fd00::1 -> fd00::2, tclass 0x48, hlim 44
+#
+# Filter 1 matches the first flow's inner destination with every field of
+# its key (addresses, UDP destination port, tos, ttl, key id), filter 2 the
+# second's, and a catch-all counts what matched neither: a packet that
+# carries a key of another packet, or a field of one, lands there.  600
+# packets, many more than a CPU's recycled metadata dsts (bareudp.c's
+# BU_MD_RING), so each dst is rewritten several times.
+# shellcheck disable=SC2016 # ns_both's commands expand in the netns shell
+set -u
+cd "$(dirname "$0")" || exit 1
+# shellcheck source=../lib/ktap.sh
+. ../lib/ktap.sh
+
+ktap_begin root
+# shellcheck source=../lib/bareudp.sh
+. ../lib/bareudp.sh
+bu_setup
+bu_modules sch_ingress cls_flower cls_matchall act_gact
+N=300
+ns_both '
+	ip link add bu0 type bareudp dstport 6635 ethertype ipv4
+	ip link set bu0 up
+	ip route add 192.168.$peer.1/32 encap ip id 0 dst 10.0.0.$peer tos 0x20 ttl 33 \
+		dev bu0 src 192.168.$me.1
+	ip route add 192.168.1$peer.1/32 encap ip6 id 0 dst fd00::$peer tc 0x48 hoplimit 44 \
+		dev bu0 src 192.168.1$me.1' ||
+	ktap_exit_fail_msg "tunnel setup failed"
+b sh -e -c '
+	tc qdisc add dev bu0 clsact
+	tc filter add dev bu0 ingress prio 1 protocol ip flower dst_ip 192.168.2.1 \
+		enc_src_ip 10.0.0.1 enc_dst_ip 10.0.0.2 enc_dst_port 6635 \
+		enc_tos 0x20 enc_ttl 33 enc_key_id 0 action pass
+	tc filter add dev bu0 ingress prio 2 protocol ip flower dst_ip 192.168.12.1 \
+		enc_src_ip fd00::1 enc_dst_ip fd00::2 enc_dst_port 6635 \
+		enc_tos 0x48 enc_ttl 44 enc_key_id 0 action pass
+	tc filter add dev bu0 ingress prio 3 matchall action pass' ||
+	ktap_exit_fail_msg "tc filter setup failed"
+ktap_set_plan 4
+
+# hits PRIO: packets the action of B's bu0 ingress filter PRIO counted
+hits() {
+	b tc -s -j filter show dev bu0 ingress prio "$1" | python3 -c '
+import json, sys
+print(sum(a["stats"]["packets"] for f in json.load(sys.stdin)
+          for a in f.get("options", {}).get("actions", [])))'
+}
+
+r0=$(bu_stat "$B" bu0 rx_packets)
+a ping -q -c $N -i 0.002 -w 60 192.168.2.1 >"$bu_tmp/p1" 2>&1 &
+p1=$!
+a ping -q -c $N -i 0.002 -w 60 192.168.12.1 >"$bu_tmp/p2" 2>&1 &
+p2=$!
+wait $p1
+s1=$?
+wait $p2
+s2=$?
+ktap_print_msg "$(grep -h transmitted "$bu_tmp/p1" "$bu_tmp/p2")"
+ktap_test_result "both flows answered (ping exit $s1, $s2)" test $s1 = 0 -a $s2 = 0
+h1=$(hits 1) h2=$(hits 2) h3=$(hits 3) r1=$(bu_stat "$B" bu0 rx_packets)
+ktap_print_msg "bu0 rx_packets $r0 -> $r1; hits: IPv4 key $h1, IPv6 key $h2, neither $h3"
+ktap_test_result "IPv4 underlay: all $N packets carry their key (got $h1)" test "$h1" = $N
+ktap_test_result "IPv6 underlay: all $N packets carry their key (got $h2)" test "$h2" = $N
+ktap_test_result "no packet with another key or a mixed one (got $h3)" test "$h3" = 0
+ktap_finished
