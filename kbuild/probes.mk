@@ -17,6 +17,12 @@ ifeq ($(call mw57_grep,net/ip_tunnels.h,IP_TUNNEL_DECLARE_FLAGS),y)
 ccflags-y += -DMW57_HAVE_IP_TUNNEL_FLAGS_BITMAP
 endif
 
+# 6.5: a dst's reference count is an rcuref_t (__rcuref); before, the
+# atomic_t __refcnt.
+ifeq ($(call mw57_grep,net/dst.h,rcuref_t		__rcuref;),y)
+ccflags-y += -DMW57_HAVE_DST_RCUREF
+endif
+
 # 6.12: lockless Tx is the net_device bit dev->lltx, NETIF_F_LLTX is gone.
 ifeq ($(call mw57_grep,linux/netdevice.h,lltx:1),y)
 ccflags-y += -DMW57_HAVE_NETDEV_LLTX

@@ -15,7 +15,8 @@
  * Tunnel flags (bareudp).  MW57_HAVE_IP_TUNNEL_FLAGS_BITMAP: 6.12's bitmap;
  * otherwise 6.1's __be16.  mw57_tun_csum() and mw57_tun_df() read the CSUM
  * and DONT_FRAGMENT flags of a tunnel key; mw57_udp_tun_rx_dst_key() makes
- * an RX metadata dst flagged KEY (the core adds CSUM from the UDP header).
+ * an RX metadata dst flagged KEY (the core adds CSUM from the UDP header);
+ * mw57_tun_set_rx_flags() gives a zeroed key the same flags.
  */
 #if defined(__KERNEL__) && defined(MW57_NEED_TUNNEL_COMPAT)
 #include <net/inet_dscp.h>
@@ -43,6 +44,13 @@ mw57_udp_tun_rx_dst_key(struct sk_buff *skb, unsigned short family)
 	__set_bit(IP_TUNNEL_KEY_BIT, flags);
 	return udp_tun_rx_dst(skb, family, flags, 0, 0);
 }
+
+static inline void mw57_tun_set_rx_flags(struct ip_tunnel_key *key, bool csum)
+{
+	__set_bit(IP_TUNNEL_KEY_BIT, key->tun_flags);
+	if (csum)
+		__set_bit(IP_TUNNEL_CSUM_BIT, key->tun_flags);
+}
 #else
 static inline bool mw57_tun_csum(const struct ip_tunnel_key *key)
 {
@@ -59,7 +67,31 @@ mw57_udp_tun_rx_dst_key(struct sk_buff *skb, unsigned short family)
 {
 	return udp_tun_rx_dst(skb, family, TUNNEL_KEY, 0, 0);
 }
+
+static inline void mw57_tun_set_rx_flags(struct ip_tunnel_key *key, bool csum)
+{
+	key->tun_flags = TUNNEL_KEY | (csum ? TUNNEL_CSUM : 0);
+}
 #endif
+
+/*
+ * A dst's reference count.  MW57_HAVE_DST_RCUREF: the rcuref_t of 6.5 on;
+ * before, an atomic_t.  mw57_dst_held_once() is true when one reference is
+ * left (the caller's), read with acquire order: the stores that follow
+ * come after the last other holder's use of the dst.
+ */
+static inline bool mw57_dst_held_once(struct dst_entry *dst)
+{
+#ifdef MW57_HAVE_DST_RCUREF
+	if (rcuref_read(&dst->__rcuref) != 1)
+		return false;
+#else
+	if (atomic_read(&dst->__refcnt) != 1)
+		return false;
+#endif
+	smp_acquire__after_ctrl_dep();
+	return true;
+}
 
 /*
  * UDP tunnel transmit.  MW57_HAVE_UDP_TUNNEL_XMIT_IPCB_FLAGS and

@@ -96,6 +96,96 @@ static __be16 bu_rx_proto(struct bu_dev *bu, struct sk_buff *skb,
 	return bu->ethertype;
 }
 
+/*
+ * Receive metadata dsts, recycled.  Metadata mode gives every received
+ * packet a metadata dst with its tunnel key; allocating one (kmalloc) and
+ * freeing it (call_rcu, then kfree) for each packet is a large part of
+ * what a small packet costs.  Each CPU keeps a ring of BU_MD_RING dsts, each
+ * holding a reference of the ring's own, and takes them in turn: a dst
+ * whose only reference is the ring's is attached to no skb any more, so
+ * its key is written anew and it is handed out again; one still held is
+ * left to its holders (the last one frees it) and replaced by a new dst.
+ * Nobody writes a held one: whoever changes an skb's key takes a copy
+ * first (skb_tunnel_info_unclone()).  The ring is sized for a NAPI poll's
+ * batch of packets queued to the gro_cells before any of them is done.
+ */
+#define BU_MD_RING	64
+
+struct bu_md_ring {
+	struct metadata_dst *md[BU_MD_RING];
+	unsigned int next;
+};
+
+static struct bu_md_ring __percpu *bu_md_rings;
+
+/* The key udp_tun_rx_dst() gives skb, written into a dst nobody else holds */
+static void bu_rx_key_set(struct ip_tunnel_info *info,
+			  const struct sk_buff *skb, unsigned short family)
+{
+	const struct udphdr *uh = udp_hdr(skb);
+	struct ip_tunnel_key *key = &info->key;
+
+	memset(info, 0, sizeof(*info));	/* no options follow */
+	if (family == AF_INET) {
+		const struct iphdr *iph = ip_hdr(skb);
+
+		key->u.ipv4.src = iph->saddr;
+		key->u.ipv4.dst = iph->daddr;
+		key->tos = iph->tos;
+		key->ttl = iph->ttl;
+	} else {
+		const struct ipv6hdr *ip6h = ipv6_hdr(skb);
+
+		info->mode = IP_TUNNEL_INFO_IPV6;
+		key->u.ipv6.src = ip6h->saddr;
+		key->u.ipv6.dst = ip6h->daddr;
+		key->tos = ipv6_get_dsfield(ip6h);
+		key->ttl = ip6h->hop_limit;
+		key->label = ip6_flowlabel(ip6h);
+	}
+	key->tp_src = uh->source;
+	key->tp_dst = uh->dest;
+	mw57_tun_set_rx_flags(key, uh->check != 0);
+}
+
+/* skb's RX metadata dst, with a reference for skb; softirq (UDP receive) */
+static struct metadata_dst *bu_rx_md(struct sk_buff *skb,
+				     unsigned short family)
+{
+	struct bu_md_ring *ring = this_cpu_ptr(bu_md_rings);
+	struct metadata_dst **slot = &ring->md[ring->next];
+	struct metadata_dst *md = *slot;
+
+	ring->next = (ring->next + 1) % BU_MD_RING;
+	if (md && mw57_dst_held_once(&md->dst)) {
+		bu_rx_key_set(&md->u.tun_info, skb, family);
+		dst_hold(&md->dst);
+		return md;
+	}
+	md = mw57_udp_tun_rx_dst_key(skb, family);
+	if (!md)
+		return NULL;
+	if (*slot)
+		dst_release(&(*slot)->dst);
+	dst_hold(&md->dst);
+	*slot = md;
+	return md;
+}
+
+static void bu_md_rings_free(void)
+{
+	unsigned int cpu, i;
+
+	for_each_possible_cpu(cpu) {
+		struct bu_md_ring *ring = per_cpu_ptr(bu_md_rings, cpu);
+
+		for (i = 0; i < BU_MD_RING; i++)
+			if (ring->md[i])
+				dst_release(&ring->md[i]->dst);
+	}
+	free_percpu(bu_md_rings);
+}
+
 /* A CE outer header over a not-ECT payload: name the sender, as upstream */
 static void bu_log_ecn_error(const struct bu_dev *bu, unsigned short family,
 			     const void *oiph)
@@ -132,7 +222,7 @@ static int bu_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 				 !net_eq(bu->net, dev_net(bu->dev))))
 		goto drop_count;
 
-	tun_dst = mw57_udp_tun_rx_dst_key(skb, family);
+	tun_dst = bu_rx_md(skb, family);
 	if (!tun_dst)
 		goto drop_count;
 	skb_dst_set(skb, &tun_dst->dst);
@@ -826,9 +916,14 @@ static int __init bu_mod_init(void)
 	/* the callbacks whose signature differs between kernels */
 	mw57_pernet_set_exit_rtnl(&bu_net_ops, bu_exit_rtnl);
 	mw57_rtnl_link_set_newlink(&bu_link_ops, bu_create);
+	bu_md_rings = alloc_percpu(struct bu_md_ring);
+	if (!bu_md_rings) {
+		err = -ENOMEM;
+		goto out;
+	}
 	err = register_pernet_subsys(&bu_net_ops);
 	if (err)
-		goto out;
+		goto out_rings;
 	err = rtnl_link_register(&bu_link_ops);
 	if (err)
 		goto out_pernet;
@@ -836,6 +931,8 @@ static int __init bu_mod_init(void)
 
 out_pernet:
 	unregister_pernet_subsys(&bu_net_ops);
+out_rings:
+	free_percpu(bu_md_rings);
 out:
 	return err;
 }
@@ -844,6 +941,8 @@ static void __exit bu_mod_exit(void)
 {
 	rtnl_link_unregister(&bu_link_ops);
 	unregister_pernet_subsys(&bu_net_ops);
+	/* no socket is left to receive with them */
+	bu_md_rings_free();
 }
 
 module_init(bu_mod_init);
