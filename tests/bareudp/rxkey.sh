@@ -9,12 +9,19 @@
 #   to 192.168.2.1  over IPv4: outer 10.0.0.1 -> 10.0.0.2, tos 0x20, ttl 33
 #   to 192.168.12.1 over IPv6: outer fd00::1 -> fd00::2, tclass 0x48, hlim 44
 #
-# Filter 1 matches the first flow's inner destination with every field of
-# its key (addresses, UDP destination port, tos, ttl, key id), filter 2 the
-# second's, and a catch-all counts what matched neither: a packet that
-# carries a key of another packet, or a field of one, lands there.  600
-# packets, many more than a CPU's recycled metadata dsts (bareudp.c's
-# BU_MD_RING), so each dst is rewritten several times.
+# On B's bu0 ingress, filter 2 matches the first flow's inner destination
+# with every field of its key (addresses, UDP destination port, tos, ttl,
+# key id), filter 3 the second's, and a catch-all counts what matched
+# neither: a packet that carries a key of another packet, or a field of
+# one, lands there.  600 packets, many more than a CPU's recycled metadata
+# dsts (bareudp.c's BU_MD_RING), so each dst is rewritten several times.
+#
+# The same filters look again at a copy of each packet 0.5 s later, while
+# the ring has gone round several times: filter 1 mirrors each packet to
+# dummy0, whose egress hands it to ifb0 (netem delay 0.5 s), which sends
+# it out of dummy0 again past its egress filters (ifb skips them) into the
+# root qdisc's copies of the three filters.  A dst recycled while a copy
+# still held it would show there with a later packet's key.
 # shellcheck disable=SC2016 # ns_both's commands expand in the netns shell
 set -u
 cd "$(dirname "$0")" || exit 1
@@ -25,7 +32,8 @@ ktap_begin root
 # shellcheck source=../lib/bareudp.sh
 . ../lib/bareudp.sh
 bu_setup
-bu_modules sch_ingress cls_flower cls_matchall act_gact
+bu_modules sch_ingress sch_prio sch_netem cls_flower cls_matchall act_gact \
+	act_mirred dummy ifb
 N=300
 ns_both '
 	ip link add bu0 type bareudp dstport 6635 ethertype ipv4
@@ -35,21 +43,38 @@ ns_both '
 	ip route add 192.168.1$peer.1/32 encap ip6 id 0 dst fd00::$peer tc 0x48 hoplimit 44 \
 		dev bu0 src 192.168.1$me.1' ||
 	ktap_exit_fail_msg "tunnel setup failed"
+# key_filters DEV WHERE: the three filters, prio 2-4, on DEV at WHERE
+key_filters() {
+	b sh -e -c "
+		tc filter add dev $1 $2 prio 2 protocol ip flower dst_ip 192.168.2.1 \
+			enc_src_ip 10.0.0.1 enc_dst_ip 10.0.0.2 enc_dst_port 6635 \
+			enc_tos 0x20 enc_ttl 33 enc_key_id 0 $3 action pass
+		tc filter add dev $1 $2 prio 3 protocol ip flower dst_ip 192.168.12.1 \
+			enc_src_ip fd00::1 enc_dst_ip fd00::2 enc_dst_port 6635 \
+			enc_tos 0x48 enc_ttl 44 enc_key_id 0 $3 action pass
+		tc filter add dev $1 $2 prio 4 matchall $3 action pass"
+}
 b sh -e -c '
+	ip link add dummy0 type dummy
+	ip link add ifb0 type ifb
+	ip link set dummy0 up
+	ip link set ifb0 up
+	tc qdisc add dev ifb0 root netem delay 500ms limit 10000
+	tc qdisc add dev dummy0 clsact
+	tc filter add dev dummy0 egress matchall action mirred egress redirect dev ifb0
+	tc qdisc add dev dummy0 root handle 1: prio
 	tc qdisc add dev bu0 clsact
-	tc filter add dev bu0 ingress prio 1 protocol ip flower dst_ip 192.168.2.1 \
-		enc_src_ip 10.0.0.1 enc_dst_ip 10.0.0.2 enc_dst_port 6635 \
-		enc_tos 0x20 enc_ttl 33 enc_key_id 0 action pass
-	tc filter add dev bu0 ingress prio 2 protocol ip flower dst_ip 192.168.12.1 \
-		enc_src_ip fd00::1 enc_dst_ip fd00::2 enc_dst_port 6635 \
-		enc_tos 0x48 enc_ttl 44 enc_key_id 0 action pass
-	tc filter add dev bu0 ingress prio 3 matchall action pass' ||
-	ktap_exit_fail_msg "tc filter setup failed"
-ktap_set_plan 4
+	tc filter add dev bu0 ingress prio 1 matchall \
+		action mirred egress mirror dev dummy0 continue' ||
+	ktap_exit_fail_msg "tc setup failed"
+key_filters bu0 ingress "" || ktap_exit_fail_msg "bu0's filters failed"
+key_filters dummy0 "parent 1:" "classid 1:1" || ktap_exit_fail_msg "dummy0's filters failed"
+ktap_set_plan 7
 
-# hits PRIO: packets the action of B's bu0 ingress filter PRIO counted
+# hits DEV PRIO WHERE...: packets the action of DEV's filter PRIO at WHERE
+# (ingress, or parent 1:) counted
 hits() {
-	b tc -s -j filter show dev bu0 ingress prio "$1" | python3 -c '
+	b tc -s -j filter show dev "$1" "${@:3}" prio "$2" | python3 -c '
 import json, sys
 print(sum(a["stats"]["packets"] for f in json.load(sys.stdin)
           for a in f.get("options", {}).get("actions", [])))'
@@ -66,9 +91,20 @@ wait $p2
 s2=$?
 ktap_print_msg "$(grep -h transmitted "$bu_tmp/p1" "$bu_tmp/p2")"
 ktap_test_result "both flows answered (ping exit $s1, $s2)" test $s1 = 0 -a $s2 = 0
-h1=$(hits 1) h2=$(hits 2) h3=$(hits 3) r1=$(bu_stat "$B" bu0 rx_packets)
-ktap_print_msg "bu0 rx_packets $r0 -> $r1; hits: IPv4 key $h1, IPv6 key $h2, neither $h3"
+h1=$(hits bu0 2 ingress) h2=$(hits bu0 3 ingress) h3=$(hits bu0 4 ingress)
+ktap_print_msg "bu0 rx_packets $r0 -> $(bu_stat "$B" bu0 rx_packets); hits: IPv4 key $h1, IPv6 key $h2, neither $h3"
 ktap_test_result "IPv4 underlay: all $N packets carry their key (got $h1)" test "$h1" = $N
 ktap_test_result "IPv6 underlay: all $N packets carry their key (got $h2)" test "$h2" = $N
 ktap_test_result "no packet with another key or a mixed one (got $h3)" test "$h3" = 0
+# the copies: all 2N out of netem (its queue empty), then counted
+copies() { [ $(($(hits dummy0 2 parent 1:) + $(hits dummy0 3 parent 1:) +
+	$(hits dummy0 4 parent 1:))) -ge $((2 * N)) ]; }
+wait_for 20 copies
+h1=$(hits dummy0 2 parent 1:) h2=$(hits dummy0 3 parent 1:) h3=$(hits dummy0 4 parent 1:)
+ktap_print_msg "copies 0.5 s later: IPv4 key $h1, IPv6 key $h2, neither $h3"
+ktap_test_result "0.5 s later: the $N IPv4-underlay copies still carry their key (got $h1)" \
+	test "$h1" = $N
+ktap_test_result "0.5 s later: the $N IPv6-underlay copies still carry their key (got $h2)" \
+	test "$h2" = $N
+ktap_test_result "0.5 s later: no copy with another key or a mixed one (got $h3)" test "$h3" = 0
 ktap_finished
