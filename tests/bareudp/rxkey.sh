@@ -11,17 +11,21 @@
 #
 # On B's bu0 ingress, filter 2 matches the first flow's inner destination
 # with every field of its key (addresses, UDP destination port, tos, ttl,
-# key id), filter 3 the second's, and a catch-all counts what matched
-# neither: a packet that carries a key of another packet, or a field of
-# one, lands there.  600 packets, many more than a CPU's recycled metadata
-# dsts (bareudp.c's BU_MD_RING), so each dst is rewritten several times.
+# key id), filter 3 the second's, and a catch-all counts the IPv4 packets
+# that matched neither: a packet that carries a key of another packet, or
+# a field of one, lands there.  600 packets, many more than a CPU's
+# recycled metadata dsts (bareudp.c's BU_MD_RING), so each dst is
+# rewritten several times.
 #
 # The same filters look again at a copy of each packet 0.5 s later, while
-# the ring has gone round several times: filter 1 mirrors each packet to
-# dummy0, whose egress hands it to ifb0 (netem delay 0.5 s), which sends
-# it out of dummy0 again past its egress filters (ifb skips them) into the
-# root qdisc's copies of the three filters.  A dst recycled while a copy
-# still held it would show there with a later packet's key.
+# the ring has gone round several times.  A copy must keep its dst that
+# long and meet a classifier afterwards; most devices drop the dst before
+# their qdisc, a tunnel device keeps it.  So filter 1 mirrors each packet
+# to a second bareudp device, bu9, whose egress hands it to ifb0 (netem
+# delay 0.5 s); ifb sends it out of bu9 again, past bu9's egress filters
+# (ifb skips them), into bu9's root qdisc with copies of the three filters
+# (bu9 then drops it: a receive key cannot be sent).  A dst recycled while
+# a copy still held it would show there with a later packet's key.
 # shellcheck disable=SC2016 # ns_both's commands expand in the netns shell
 set -u
 cd "$(dirname "$0")" || exit 1
@@ -33,7 +37,7 @@ ktap_begin root
 . ../lib/bareudp.sh
 bu_setup
 bu_modules sch_ingress sch_prio sch_netem cls_flower cls_matchall act_gact \
-	act_mirred dummy ifb
+	act_mirred ifb
 N=300
 ns_both '
 	ip link add bu0 type bareudp dstport 6635 ethertype ipv4
@@ -52,23 +56,23 @@ key_filters() {
 		tc filter add dev $1 $2 prio 3 protocol ip flower dst_ip 192.168.12.1 \
 			enc_src_ip fd00::1 enc_dst_ip fd00::2 enc_dst_port 6635 \
 			enc_tos 0x48 enc_ttl 44 enc_key_id 0 $3 action pass
-		tc filter add dev $1 $2 prio 4 matchall $3 action pass"
+		tc filter add dev $1 $2 prio 4 protocol ip matchall $3 action pass"
 }
 b sh -e -c '
-	ip link add dummy0 type dummy
+	ip link add bu9 type bareudp dstport 6699 ethertype ipv4
 	ip link add ifb0 type ifb
-	ip link set dummy0 up
+	ip link set bu9 up
 	ip link set ifb0 up
 	tc qdisc add dev ifb0 root netem delay 500ms limit 10000
-	tc qdisc add dev dummy0 clsact
-	tc filter add dev dummy0 egress matchall action mirred egress redirect dev ifb0
-	tc qdisc add dev dummy0 root handle 1: prio
+	tc qdisc add dev bu9 clsact
+	tc filter add dev bu9 egress matchall action mirred egress redirect dev ifb0
+	tc qdisc add dev bu9 root handle 1: prio
 	tc qdisc add dev bu0 clsact
 	tc filter add dev bu0 ingress prio 1 matchall \
-		action mirred egress mirror dev dummy0 continue' ||
+		action mirred egress mirror dev bu9 continue' ||
 	ktap_exit_fail_msg "tc setup failed"
 key_filters bu0 ingress "" || ktap_exit_fail_msg "bu0's filters failed"
-key_filters dummy0 "parent 1:" "classid 1:1" || ktap_exit_fail_msg "dummy0's filters failed"
+key_filters bu9 "parent 1:" "classid 1:1" || ktap_exit_fail_msg "bu9's filters failed"
 ktap_set_plan 7
 
 # hits DEV PRIO WHERE...: packets the action of DEV's filter PRIO at WHERE
@@ -97,10 +101,10 @@ ktap_test_result "IPv4 underlay: all $N packets carry their key (got $h1)" test 
 ktap_test_result "IPv6 underlay: all $N packets carry their key (got $h2)" test "$h2" = $N
 ktap_test_result "no packet with another key or a mixed one (got $h3)" test "$h3" = 0
 # the copies: all 2N out of netem (its queue empty), then counted
-copies() { [ $(($(hits dummy0 2 parent 1:) + $(hits dummy0 3 parent 1:) +
-	$(hits dummy0 4 parent 1:))) -ge $((2 * N)) ]; }
+copies() { [ $(($(hits bu9 2 parent 1:) + $(hits bu9 3 parent 1:) +
+	$(hits bu9 4 parent 1:))) -ge $((2 * N)) ]; }
 wait_for 20 copies
-h1=$(hits dummy0 2 parent 1:) h2=$(hits dummy0 3 parent 1:) h3=$(hits dummy0 4 parent 1:)
+h1=$(hits bu9 2 parent 1:) h2=$(hits bu9 3 parent 1:) h3=$(hits bu9 4 parent 1:)
 ktap_print_msg "copies 0.5 s later: IPv4 key $h1, IPv6 key $h2, neither $h3"
 ktap_test_result "0.5 s later: the $N IPv4-underlay copies still carry their key (got $h1)" \
 	test "$h1" = $N
