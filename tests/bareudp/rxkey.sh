@@ -17,8 +17,9 @@
 # recycled metadata dsts (bareudp.c's BU_MD_RING), so each dst is
 # rewritten several times.
 #
-# The same filters look again at a copy of each packet 0.5 s later, while
-# the ring has gone round several times.  A copy must keep its dst that
+# Then the same again, and the same filters look at a copy of each packet
+# 0.5 s later, while the ring has gone round several times (and no dst
+# could be recycled: the copies hold them).  A copy must keep its dst that
 # long and meet a classifier afterwards; most devices drop the dst before
 # their qdisc, a tunnel device keeps it.  So filter 1 mirrors each packet
 # to a second bareudp device, bu9, whose egress hands it to ifb0 (netem
@@ -67,13 +68,11 @@ b sh -e -c '
 	tc qdisc add dev bu9 clsact
 	tc filter add dev bu9 egress matchall action mirred egress redirect dev ifb0
 	tc qdisc add dev bu9 root handle 1: prio
-	tc qdisc add dev bu0 clsact
-	tc filter add dev bu0 ingress prio 1 matchall \
-		action mirred egress mirror dev bu9 continue' ||
+	tc qdisc add dev bu0 clsact' ||
 	ktap_exit_fail_msg "tc setup failed"
 key_filters bu0 ingress "" || ktap_exit_fail_msg "bu0's filters failed"
 key_filters bu9 "parent 1:" "classid 1:1" || ktap_exit_fail_msg "bu9's filters failed"
-ktap_set_plan 7
+ktap_set_plan 9
 
 # hits DEV PRIO WHERE...: packets the action of DEV's filter PRIO at WHERE
 # (ingress, or parent 1:) counted
@@ -84,23 +83,38 @@ print(sum(a["stats"]["packets"] for f in json.load(sys.stdin)
           for a in f.get("options", {}).get("actions", [])))'
 }
 
+# two_flows: N echoes to each destination at once, all answered
+two_flows() {
+	local p1 p2 s1 s2
+	a ping -q -c $N -i 0.002 -w 60 192.168.2.1 >"$bu_tmp/p1" 2>&1 &
+	p1=$!
+	a ping -q -c $N -i 0.002 -w 60 192.168.12.1 >"$bu_tmp/p2" 2>&1 &
+	p2=$!
+	wait $p1
+	s1=$?
+	wait $p2
+	s2=$?
+	ktap_print_msg "$(grep -h transmitted "$bu_tmp/p1" "$bu_tmp/p2")"
+	ktap_test_result "$1: both flows answered (ping exit $s1, $s2)" test $s1 = 0 -a $s2 = 0
+}
+
+# Each skb is done with its dst long before the ring comes round again,
+# so the dsts are recycled: each packet must carry its own key.
 r0=$(bu_stat "$B" bu0 rx_packets)
-a ping -q -c $N -i 0.002 -w 60 192.168.2.1 >"$bu_tmp/p1" 2>&1 &
-p1=$!
-a ping -q -c $N -i 0.002 -w 60 192.168.12.1 >"$bu_tmp/p2" 2>&1 &
-p2=$!
-wait $p1
-s1=$?
-wait $p2
-s2=$?
-ktap_print_msg "$(grep -h transmitted "$bu_tmp/p1" "$bu_tmp/p2")"
-ktap_test_result "both flows answered (ping exit $s1, $s2)" test $s1 = 0 -a $s2 = 0
+two_flows "recycled dsts"
 h1=$(hits bu0 2 ingress) h2=$(hits bu0 3 ingress) h3=$(hits bu0 4 ingress)
 ktap_print_msg "bu0 rx_packets $r0 -> $(bu_stat "$B" bu0 rx_packets); hits: IPv4 key $h1, IPv6 key $h2, neither $h3"
 ktap_test_result "IPv4 underlay: all $N packets carry their key (got $h1)" test "$h1" = $N
 ktap_test_result "IPv6 underlay: all $N packets carry their key (got $h2)" test "$h2" = $N
 ktap_test_result "no packet with another key or a mixed one (got $h3)" test "$h3" = 0
-# the copies: all 2N out of netem (its queue empty), then counted
+
+# Now a copy of each packet holds its dst for 0.5 s, while the ring goes
+# round several times: no held dst may be recycled.
+b tc filter add dev bu0 ingress prio 1 matchall \
+	action mirred egress mirror dev bu9 continue ||
+	ktap_exit_fail_msg "bu0's mirror filter failed"
+two_flows "dsts held by copies"
+# all 2N copies out of netem (its queue empty), then counted
 copies() { [ $(($(hits bu9 2 parent 1:) + $(hits bu9 3 parent 1:) +
 	$(hits bu9 4 parent 1:))) -ge $((2 * N)) ]; }
 wait_for 20 copies
@@ -111,4 +125,7 @@ ktap_test_result "0.5 s later: the $N IPv4-underlay copies still carry their key
 ktap_test_result "0.5 s later: the $N IPv6-underlay copies still carry their key (got $h2)" \
 	test "$h2" = $N
 ktap_test_result "0.5 s later: no copy with another key or a mixed one (got $h3)" test "$h3" = 0
+h1=$(hits bu0 2 ingress) h2=$(hits bu0 3 ingress) h3=$(hits bu0 4 ingress)
+ktap_test_result "and on bu0 at once: $((2 * N)) each and none other (got $h1, $h2, $h3)" \
+	test "$h1" = $((2 * N)) -a "$h2" = $((2 * N)) -a "$h3" = 0
 ktap_finished
