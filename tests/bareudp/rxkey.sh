@@ -83,12 +83,15 @@ print(sum(a["stats"]["packets"] for f in json.load(sys.stdin)
           for a in f.get("options", {}).get("actions", [])))'
 }
 
-# two_flows: N echoes to each destination at once, all answered
+# two_flows: N echoes to each destination at once, all answered.  Both
+# pings run on CPU 0, so that B receives both flows on one CPU (veth
+# delivers on the sender's) and they share one ring: rings that each saw
+# one flow only would hide a wrong key among equal ones.
 two_flows() {
 	local p1 p2 s1 s2
-	a ping -q -c $N -i 0.002 -w 60 192.168.2.1 >"$bu_tmp/p1" 2>&1 &
+	a taskset -c 0 ping -q -c $N -i 0.002 -w 60 192.168.2.1 >"$bu_tmp/p1" 2>&1 &
 	p1=$!
-	a ping -q -c $N -i 0.002 -w 60 192.168.12.1 >"$bu_tmp/p2" 2>&1 &
+	a taskset -c 0 ping -q -c $N -i 0.002 -w 60 192.168.12.1 >"$bu_tmp/p2" 2>&1 &
 	p2=$!
 	wait $p1
 	s1=$?
