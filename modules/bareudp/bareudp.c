@@ -148,7 +148,11 @@ static void bu_rx_key_set(struct ip_tunnel_info *info,
 	mw57_tun_set_rx_flags(key, uh->check != 0);
 }
 
-/* skb's RX metadata dst, with a reference for skb; softirq (UDP receive) */
+/*
+ * skb's RX metadata dst, with a reference for skb.  The UDP receive path
+ * runs with BH off (as gro_cells_receive() relies on too), so this CPU's
+ * ring is ours alone.
+ */
 static struct metadata_dst *bu_rx_md(struct sk_buff *skb,
 				     unsigned short family)
 {
