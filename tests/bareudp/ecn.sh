@@ -109,12 +109,12 @@ ktap_print_msg "$out"
 ktap_test_result "decap, inner header in the second fragment: delivered, inner ECT(0) gives inner CE" \
 	grep -q 'tos 0x3,CE' <<<"$out"
 
-f0=$(bu_stat "$B" bu0 rx_frame_errors)
+f0=$(ns_stat "$B" bu0 rx_frame_errors)
 mark="mw57: ecn.sh $$: CE over not-ECT"
 echo "$mark" >/dev/kmsg
 ktap_test_result "decap: outer CE + inner not-ECT is dropped" \
 	sh -c "! ip netns exec $A ping -Q 0 -c 2 -W 2 192.168.2.1 >/dev/null"
-f1=$(bu_stat "$B" bu0 rx_frame_errors)
+f1=$(ns_stat "$B" bu0 rx_frame_errors)
 ktap_test_result "decap: the drops are counted (rx_frame_errors $f0 -> $f1)" \
 	test "$f1" -ge $((f0 + 2))
 # only lines logged after the mark (upstream's have no device name)

@@ -65,7 +65,7 @@ ktap_test_result "IPv4: bareudp -> fou/ipip and back: ping 192.168.2.1 from A" \
 	a ping -c 3 -W 5 192.168.2.1
 ktap_test_result "IPv4: fou/ipip -> bareudp and back: ping 192.168.1.1 from B" \
 	b ping -c 3 -W 5 192.168.1.1
-rx=$(bu_stat "$A" bu0 rx_packets)
+rx=$(ns_stat "$A" bu0 rx_packets)
 ktap_test_result "IPv4: A's bareudp decapsulated fou's packets (rx_packets $rx >= 6)" \
 	test "$rx" -ge 6
 

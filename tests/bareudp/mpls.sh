@@ -81,24 +81,24 @@ ktap_test_result "MPLS multicast (multiproto) to 239.1.1.1: ping 192.168.22.1" \
 a sh -e -c 'tc filter add dev bum egress protocol ipv6 flower dst_ip fd77::2 \
 		action tunnel_key set src_ip 10.0.0.1 dst_ip 10.0.0.2 id 0
 	ip -6 route add fd77::2/128 dev bum' || ktap_exit_fail_msg "cannot route IPv6 into bum"
-e0=$(bu_stat "$A" bum tx_errors) p0=$(bu_stat "$A" bum tx_packets)
+e0=$(ns_stat "$A" bum tx_errors) p0=$(ns_stat "$A" bum tx_packets)
 a ping -6 -c 2 -W 1 fd77::2 >/dev/null 2>&1
-e1=$(bu_stat "$A" bum tx_errors) p1=$(bu_stat "$A" bum tx_packets)
+e1=$(ns_stat "$A" bum tx_errors) p1=$(ns_stat "$A" bum tx_packets)
 ktap_test_result "A's multiproto MPLS tunnel refuses IPv6 (tx_errors $e0 -> $e1, tx_packets $p0 -> $p1)" \
 	test "$e1" -ge $((e0 + 2)) -a "$p1" -eq "$p0"
 
 mpls_dev b "" || ktap_exit_fail_msg "cannot recreate B's device"
-d0=$(bu_stat "$B" bum rx_dropped)
+d0=$(ns_stat "$B" bum rx_dropped)
 ktap_test_result "B without multiproto: multicast MPLS does not get through" \
 	sh -c "! ip netns exec $A ping -c 2 -W 2 192.168.22.1 >/dev/null"
-d1=$(bu_stat "$B" bum rx_dropped)
+d1=$(ns_stat "$B" bum rx_dropped)
 ktap_test_result "B without multiproto counts the dropped packets (rx_dropped $d0 -> $d1)" \
 	test "$d1" -gt "$d0"
 
 mpls_dev a "" || ktap_exit_fail_msg "cannot recreate A's device"
-e0=$(bu_stat "$A" bum tx_errors)
+e0=$(ns_stat "$A" bum tx_errors)
 a ping -c 2 -W 1 192.168.22.1 >/dev/null 2>&1
-e1=$(bu_stat "$A" bum tx_errors)
+e1=$(ns_stat "$A" bum tx_errors)
 ktap_test_result "A without multiproto refuses to send multicast MPLS (tx_errors $e0 -> $e1)" \
 	test "$e1" -ge $((e0 + 2))
 ktap_finished

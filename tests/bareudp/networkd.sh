@@ -102,10 +102,10 @@ b sh -e -c '
 	ktap_exit_fail_msg "cannot set up B's tunnel"
 a ip route add 192.168.51.2/32 encap ip id 0 dst 10.0.0.2 dev bu0 src 192.168.51.1 ||
 	ktap_exit_fail_msg "cannot add A's tunnel route"
-tx0=$(bu_stat "$A" bu0 tx_packets)
+tx0=$(ns_stat "$A" bu0 tx_packets)
 ktap_test_result "traffic passes through the networkd-made bu0" \
 	a ping -c 3 -W 5 192.168.51.2
-tx1=$(bu_stat "$A" bu0 tx_packets)
+tx1=$(ns_stat "$A" bu0 tx_packets)
 ktap_test_result "... and through bu0 itself (tx_packets $tx0 -> $tx1)" \
 	test "$tx1" -ge $((tx0 + 3))
 ktap_finished

@@ -41,13 +41,13 @@ for p in $1:
 # counted WHAT N DATAGRAMS COUNTER: B's bu0 counts each of the N
 # DATAGRAMS once in COUNTER (the receive path runs in softirq: wait for
 # the count, then check it is not more)
-reached() { [ "$(bu_stat "$B" bu0 "$1")" -ge "$2" ]; } # reached COUNTER N
+reached() { [ "$(ns_stat "$B" bu0 "$1")" -ge "$2" ]; } # reached COUNTER N
 counted() {
 	local c0 c1
-	c0=$(bu_stat "$B" bu0 "$4")
+	c0=$(ns_stat "$B" bu0 "$4")
 	send "$3" || ktap_exit_fail_msg "cannot send $1"
 	wait_for 10 reached "$4" $((c0 + $2))
-	c1=$(bu_stat "$B" bu0 "$4")
+	c1=$(ns_stat "$B" bu0 "$4")
 	ktap_test_result "$1: $4 +$2 (got +$((c1 - c0)))" test $((c1 - c0)) -eq "$2"
 }
 counted "an empty datagram" 1 '[b""]' rx_dropped

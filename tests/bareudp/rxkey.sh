@@ -103,10 +103,10 @@ two_flows() {
 
 # Each skb is done with its dst long before the ring comes round again,
 # so the dsts are recycled: each packet must carry its own key.
-r0=$(bu_stat "$B" bu0 rx_packets)
+r0=$(ns_stat "$B" bu0 rx_packets)
 two_flows "recycled dsts"
 h1=$(hits bu0 2 ingress) h2=$(hits bu0 3 ingress) h3=$(hits bu0 4 ingress)
-ktap_print_msg "bu0 rx_packets $r0 -> $(bu_stat "$B" bu0 rx_packets); hits: IPv4 key $h1, IPv6 key $h2, neither $h3"
+ktap_print_msg "bu0 rx_packets $r0 -> $(ns_stat "$B" bu0 rx_packets); hits: IPv4 key $h1, IPv6 key $h2, neither $h3"
 ktap_test_result "IPv4 underlay: all $N packets carry their key (got $h1)" test "$h1" = $N
 ktap_test_result "IPv6 underlay: all $N packets carry their key (got $h2)" test "$h2" = $N
 ktap_test_result "no packet with another key or a mixed one (got $h3)" test "$h3" = 0

@@ -50,8 +50,8 @@ out=$(ns_capture "$B" b0 "udp dst port 6635 and ip6" a ping -c 1 -W 1 192.168.12
 ktap_print_msg "$out"
 ktap_test_result "outer IPv6 hop limit is the route's 64, not 0" grep -q 'hlim 64' <<<"$out"
 
-rx=$(bu_stat "$B" bu0 rx_packets)
-tx=$(bu_stat "$A" bu0 tx_packets)
+rx=$(ns_stat "$B" bu0 rx_packets)
+tx=$(ns_stat "$A" bu0 tx_packets)
 ktap_test_result "counters: A tx_packets $tx > 0, B rx_packets $rx > 0" \
 	test "$tx" -gt 0 -a "$rx" -gt 0
 
@@ -82,15 +82,15 @@ ktap_test_result "underlay a0: tx-udp_tnl-segmentation off (software GSO below)"
 # 1400-byte packets would be 5700 or more).
 gso_gro() {
 	local p0 y0 d0 d1 p y
-	p0=$(bu_stat "$B" bu0 rx_packets) y0=$(bu_stat "$B" bu0 rx_bytes)
-	d0=$(bu_stat "$A" a0 tx_dropped)
+	p0=$(ns_stat "$B" bu0 rx_packets) y0=$(ns_stat "$B" bu0 rx_bytes)
+	d0=$(ns_stat "$A" a0 tx_dropped)
 	ktap_test_result "TCP, $1, underlay UDP-tunnel GSO off: 8 MB intact" \
 		tcp_transfer "$2"
-	d1=$(bu_stat "$A" a0 tx_dropped)
+	d1=$(ns_stat "$A" a0 tx_dropped)
 	ktap_test_result "$1, underlay GSO off: the underlay dropped nothing (tx_dropped $d0 -> $d1)" \
 		test "$d1" -eq "$d0"
-	p=$(($(bu_stat "$B" bu0 rx_packets) - p0))
-	y=$(($(bu_stat "$B" bu0 rx_bytes) - y0))
+	p=$(($(ns_stat "$B" bu0 rx_packets) - p0))
+	y=$(($(ns_stat "$B" bu0 rx_bytes) - y0))
 	ktap_test_result "$1: outer UDP GRO on B's bu0 aggregated ($p packets, $y bytes, average $((y / (p > 0 ? p : 1))) > 1400)" \
 		test "$p" -gt 0 -a "$y" -ge 8000000 -a $((y / (p > 0 ? p : 1))) -gt 1400
 }

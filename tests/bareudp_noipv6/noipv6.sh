@@ -39,9 +39,9 @@ tcp() {
 	[ "$(stat -c %s "$bu_tmp/rx")" -eq 2000000 ]
 }
 ktap_test_result "TCP over the tunnel: 2 MB intact" tcp
-e0=$(bu_stat "$A" bu0 tx_errors)
+e0=$(ns_stat "$A" bu0 tx_errors)
 a ping -c 2 -W 1 192.168.12.1 >/dev/null 2>&1
-e1=$(bu_stat "$A" bu0 tx_errors)
+e1=$(ns_stat "$A" bu0 tx_errors)
 ktap_test_result "a route asking for an IPv6 underlay: tx_errors $e0 -> $e1, no crash" \
 	test "$e1" -ge $((e0 + 2))
 ktap_test_result "unload bareudp with its devices present" modprobe -r bareudp

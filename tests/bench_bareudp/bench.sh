@@ -36,6 +36,8 @@ cd "$(dirname "$0")" || exit 1
 . ../lib/ktap.sh
 # shellcheck source=../lib/wait.sh
 . ../lib/wait.sh
+# shellcheck source=../lib/netns.sh
+. ../lib/netns.sh
 
 # kernel command line (tests/run-vm.sh --append): mw57.bench_rounds=N,
 # mw57.bench_secs=N
@@ -164,13 +166,11 @@ ipip_md() {
 		ip route add $5 dev tun0"
 }
 
-stat() { nsx "$1" cat "/sys/class/net/$2/statistics/$3"; }
-
 # counts TX1 RX1 TX2 RX2: R1's TX1 tx_packets, R2's RX2 rx_packets, R2's
 # TX2 tx_packets, R1's RX1 rx_packets (C -> S, then S -> C)
 counts() {
-	echo "$(stat "$R1" "$1" tx_packets) $(stat "$R2" "$4" rx_packets)" \
-		"$(stat "$R2" "$3" tx_packets) $(stat "$R1" "$2" rx_packets)"
+	echo "$(ns_stat "$R1" "$1" tx_packets) $(ns_stat "$R2" "$4" rx_packets)" \
+		"$(ns_stat "$R2" "$3" tx_packets) $(ns_stat "$R1" "$2" rx_packets)"
 }
 
 # verify VARIANT: 100 echo requests and replies C <-> S cross the

@@ -75,8 +75,3 @@ bu_setup() {
 	[ "${BU_IPV6:-1}" = 0 ] || wait_for 10 a ping -6 -c 1 -W 1 fd00::2 >/dev/null ||
 		ktap_exit_fail_msg "the IPv6 underlay does not answer"
 }
-
-# bu_stat NS DEV COUNTER: one statistics counter of DEV in NS
-bu_stat() {
-	ip netns exec "$1" cat "/sys/class/net/$2/statistics/$3"
-}

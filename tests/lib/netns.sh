@@ -2,7 +2,8 @@
 # Copyright (C) 2026 The mw57 authors.
 # shellcheck shell=bash
 #
-# Two network namespaces, named by the caller in $A and $B.
+# Two network namespaces, named by the caller in $A and $B, and helpers
+# that take any namespace (ns_capture, ns_stat).
 
 a() { ip netns exec "$A" "$@"; }
 b() { ip netns exec "$B" "$@"; }
@@ -35,4 +36,9 @@ ns_capture() {
 	wait "$t"
 	cat "$cap"
 	rm -f "$cap"
+}
+
+# ns_stat NS DEV COUNTER: one statistics counter of DEV in NS
+ns_stat() {
+	ip netns exec "$1" cat "/sys/class/net/$2/statistics/$3"
 }
