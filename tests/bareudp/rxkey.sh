@@ -74,13 +74,16 @@ key_filters bu0 ingress "" || ktap_exit_fail_msg "bu0's filters failed"
 key_filters bu9 "parent 1:" "classid 1:1" || ktap_exit_fail_msg "bu9's filters failed"
 ktap_set_plan 9
 
-# hits DEV PRIO WHERE...: packets the action of DEV's filter PRIO at WHERE
-# (ingress, or parent 1:) counted
+# hits DEV WHERE...: the packets the actions of DEV's filters 2, 3 and 4
+# at WHERE (ingress, or parent 1:) counted, in that order
 hits() {
-	b tc -s -j filter show dev "$1" "${@:3}" prio "$2" | python3 -c '
+	b tc -s -j filter show dev "$1" "${@:2}" | python3 -c '
 import json, sys
-print(sum(a["stats"]["packets"] for f in json.load(sys.stdin)
-          for a in f.get("options", {}).get("actions", [])))'
+n = {2: 0, 3: 0, 4: 0}
+for f in json.load(sys.stdin):
+    for a in f.get("options", {}).get("actions", []):
+        n[f["pref"]] = n.get(f["pref"], 0) + a["stats"]["packets"]
+print(n[2], n[3], n[4])'
 }
 
 # two_flows: N echoes to each destination at once, all answered.  Both
@@ -105,7 +108,7 @@ two_flows() {
 # so the dsts are recycled: each packet must carry its own key.
 r0=$(ns_stat "$B" bu0 rx_packets)
 two_flows "recycled dsts"
-h1=$(hits bu0 2 ingress) h2=$(hits bu0 3 ingress) h3=$(hits bu0 4 ingress)
+read -r h1 h2 h3 < <(hits bu0 ingress)
 ktap_print_msg "bu0 rx_packets $r0 -> $(ns_stat "$B" bu0 rx_packets); hits: IPv4 key $h1, IPv6 key $h2, neither $h3"
 ktap_test_result "IPv4 underlay: all $N packets carry their key (got $h1)" test "$h1" = $N
 ktap_test_result "IPv6 underlay: all $N packets carry their key (got $h2)" test "$h2" = $N
@@ -118,17 +121,16 @@ b tc filter add dev bu0 ingress prio 1 matchall \
 	ktap_exit_fail_msg "bu0's mirror filter failed"
 two_flows "dsts held by copies"
 # all 2N copies out of netem (its queue empty), then counted
-copies() { [ $(($(hits bu9 2 parent 1:) + $(hits bu9 3 parent 1:) +
-	$(hits bu9 4 parent 1:))) -ge $((2 * N)) ]; }
+copies() { [ "$(hits bu9 parent 1: | awk '{ print $1 + $2 + $3 }')" -ge $((2 * N)) ]; }
 wait_for 20 copies
-h1=$(hits bu9 2 parent 1:) h2=$(hits bu9 3 parent 1:) h3=$(hits bu9 4 parent 1:)
+read -r h1 h2 h3 < <(hits bu9 parent 1:)
 ktap_print_msg "copies 0.5 s later: IPv4 key $h1, IPv6 key $h2, neither $h3"
 ktap_test_result "0.5 s later: the $N IPv4-underlay copies still carry their key (got $h1)" \
 	test "$h1" = $N
 ktap_test_result "0.5 s later: the $N IPv6-underlay copies still carry their key (got $h2)" \
 	test "$h2" = $N
 ktap_test_result "0.5 s later: no copy with another key or a mixed one (got $h3)" test "$h3" = 0
-h1=$(hits bu0 2 ingress) h2=$(hits bu0 3 ingress) h3=$(hits bu0 4 ingress)
+read -r h1 h2 h3 < <(hits bu0 ingress)
 ktap_test_result "and on bu0 at once: $((2 * N)) each and none other (got $h1, $h2, $h3)" \
 	test "$h1" = $((2 * N)) -a "$h2" = $((2 * N)) -a "$h3" = 0
 ktap_finished
