@@ -271,12 +271,11 @@ static inline void mw57_netdev_set_lltx(struct net_device *dev)
 #endif /* MW57_NEED_TUNNEL_COMPAT */
 
 /*
- * uacce.  MW57_HAVE_VM_FLAGS_SET: 6.3+ vm_flags_set(), else vm_flags is
- * written directly.  MW57_HAVE_SVA_BIND_DRVDATA: 6.1's three-argument
- * iommu_sva_bind_device().
+ * Memory mappings (raw_gadget's transfer area, uacce's queues).
+ * MW57_HAVE_VM_FLAGS_SET: 6.3+ vm_flags_set(), else vm_flags is written
+ * directly.
  */
-#if defined(__KERNEL__) && defined(MW57_NEED_UACCE_COMPAT)
-#include <linux/iommu.h>
+#if defined(__KERNEL__) && defined(MW57_NEED_MM_COMPAT)
 #include <linux/mm.h>
 
 static inline void mw57_vm_flags_set(struct vm_area_struct *vma,
@@ -288,6 +287,14 @@ static inline void mw57_vm_flags_set(struct vm_area_struct *vma,
 	vma->vm_flags |= flags;
 #endif
 }
+#endif /* MW57_NEED_MM_COMPAT */
+
+/*
+ * uacce.  MW57_HAVE_SVA_BIND_DRVDATA: 6.1's three-argument
+ * iommu_sva_bind_device().
+ */
+#if defined(__KERNEL__) && defined(MW57_NEED_UACCE_COMPAT)
+#include <linux/iommu.h>
 
 static inline struct iommu_sva *
 mw57_iommu_sva_bind_device(struct device *dev, struct mm_struct *mm)
