@@ -105,6 +105,7 @@ struct rg_urb {
 	void *buf;
 	u32 length;
 	bool out;			/* OUT endpoint: data goes to ubuf */
+	bool mapped;			/* buf is in the transfer area */
 	u16 handle;
 	int status;
 	u32 actual;
@@ -140,6 +141,8 @@ struct rg_dev {
 	struct mutex async_mutex;	/* submit, cancel, endpoint teardown */
 	struct list_head done;		/* completed, oldest first */
 	size_t async_bytes;		/* of the in-flight and unreaped urbs */
+	void *map;			/* the transfer area, set once by mmap */
+	size_t map_size;
 
 	/* set once by INIT; read-only afterwards */
 	int id;
@@ -583,7 +586,8 @@ static int rg_open(struct inode *inode, struct file *file)
 
 static void rg_urb_free(struct rg_urb *urb)
 {
-	kfree(urb->buf);
+	if (!urb->mapped)
+		kfree(urb->buf);
 	kfree(urb);
 }
 
@@ -599,6 +603,9 @@ static int rg_release(struct inode *inode, struct file *file)
 	/* Unbind ended every request: they are all on the done list. */
 	list_for_each_entry_safe(urb, next, &dev->done, node)
 		rg_urb_free(urb);
+	/* No mapping is left either: each one holds the file. */
+	if (dev->map)
+		free_pages_exact(dev->map, dev->map_size);
 	mutex_destroy(&dev->async_mutex);
 	for (i = 0; i < RG_EVENT_QUEUE_SIZE; i++)
 		kfree(dev->events[i]);
@@ -606,6 +613,61 @@ static int rg_release(struct inode *inode, struct file *file)
 		ida_free(&rg_ida, dev->id);
 	kfree(dev);
 	return 0;
+}
+
+/*
+ * The transfer area (USB_RAW_MW57_URB_MAPPED): one physically contiguous
+ * buffer per file, so that a UDC can map a request in it for DMA.  It is
+ * created by the first mmap() and freed by release, which runs after the
+ * last mapping and the last request are gone.  Its pages are inserted as
+ * normal, refcounted pages (not a raw PFN map), so they can be pinned
+ * (get_user_pages: O_DIRECT I/O from the area works).
+ */
+static int rg_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct rg_dev *dev = file->private_data;
+	size_t size = vma->vm_end - vma->vm_start;
+	unsigned long flags, off;
+	void *map;
+	int ret;
+
+	if (vma->vm_pgoff || !(vma->vm_flags & VM_SHARED) ||
+	    size > USB_RAW_MW57_MAP_MAX) {
+		rg_why(dev, "mmap", "%s, %zu bytes at page %lu: want shared, at 0, <= %u\n",
+		       vma->vm_flags & VM_SHARED ? "shared" : "private",
+		       size, vma->vm_pgoff, USB_RAW_MW57_MAP_MAX);
+		return -EINVAL;
+	}
+	/* Allocated unlocked: SUBMIT may fault on user memory under its locks. */
+	map = NULL;
+	if (!READ_ONCE(dev->map)) {
+		map = alloc_pages_exact(size, GFP_KERNEL | __GFP_ZERO |
+					__GFP_NOWARN);
+		if (!map) {
+			rg_why(dev, "mmap", "no %zu contiguous bytes free\n", size);
+			return -ENOMEM;
+		}
+	}
+	spin_lock_irqsave(&dev->lock, flags);
+	if (!dev->map) {
+		dev->map = map;
+		dev->map_size = size;
+		map = NULL;
+	}
+	ret = dev->map_size == size ? 0 : -EINVAL;
+	spin_unlock_irqrestore(&dev->lock, flags);
+	if (map)
+		free_pages_exact(map, size);
+	if (ret) {
+		rg_why(dev, "mmap", "the area has %zu bytes, not %zu\n",
+		       dev->map_size, size);
+		return ret;
+	}
+	mw57_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	for (off = 0; off < size && !ret; off += PAGE_SIZE)
+		ret = vm_insert_page(vma, vma->vm_start + off,
+				     virt_to_page(dev->map + off));
+	return ret;
 }
 
 static __poll_t rg_poll(struct file *file, poll_table *wait)
@@ -1421,7 +1483,23 @@ static int rg_ioctl_mw57_info(struct rg_dev *dev, unsigned long value)
 /* What an urb holds against USB_RAW_MW57_ASYNC_BYTES. */
 static size_t rg_urb_cost(const struct rg_urb *urb)
 {
-	return sizeof(*urb) + urb->length;
+	return sizeof(*urb) + (urb->mapped ? 0 : urb->length);
+}
+
+/* A mapped request's buffer, @offset into the area; dev->lock held. */
+static int rg_urb_map(struct rg_dev *dev, struct rg_urb *urb, u64 offset)
+{
+	if (!dev->map) {
+		rg_why(dev, "SUBMIT", "mapped, but there is no area: mmap() first\n");
+		return -EINVAL;
+	}
+	if (offset > dev->map_size || urb->length > dev->map_size - offset) {
+		rg_why(dev, "SUBMIT", "%u bytes at %llu are outside the %zu-byte area\n",
+		       urb->length, offset, dev->map_size);
+		return -EINVAL;
+	}
+	urb->buf = dev->map + offset;
+	return 0;
 }
 
 /*
@@ -1429,7 +1507,8 @@ static size_t rg_urb_cost(const struct rg_urb *urb)
  * for @urb; dev->lock held.  NULL and *err when it cannot take one more.
  */
 static struct rg_ep *rg_urb_reserve(struct rg_dev *dev, struct rg_urb *urb,
-				    u16 stream_id, int *err)
+				    const struct usb_raw_mw57_urb *arg,
+				    int *err)
 {
 	struct rg_ep *ep;
 
@@ -1450,12 +1529,17 @@ static struct rg_ep *rg_urb_reserve(struct rg_dev *dev, struct rg_urb *urb,
 		*err = -EBUSY;
 		return NULL;
 	}
-	if (stream_id > usb_ss_max_streams(ep->ep->comp_desc)) {
+	if (arg->stream_id > usb_ss_max_streams(ep->ep->comp_desc)) {
 		rg_why(dev, "SUBMIT", "handle %u has %d streams, not stream %u\n",
 		       urb->handle, usb_ss_max_streams(ep->ep->comp_desc),
-		       stream_id);
+		       arg->stream_id);
 		*err = -EINVAL;
 		return NULL;
+	}
+	if (urb->mapped) {
+		*err = rg_urb_map(dev, urb, arg->buffer);
+		if (*err)
+			return NULL;
 	}
 	if (ep->pool_busy == GENMASK(USB_RAW_MW57_ASYNC_DEPTH - 1, 0)) {
 		rg_why(dev, "SUBMIT", "handle %u has %u requests in flight\n",
@@ -1503,13 +1587,14 @@ static int rg_urb_queue(struct rg_dev *dev, struct rg_urb *urb,
 	int ret;
 
 	spin_lock_irqsave(&dev->lock, flags);
-	ep = rg_urb_reserve(dev, urb, arg->stream_id, &ret);
+	ep = rg_urb_reserve(dev, urb, arg, &ret);
 	spin_unlock_irqrestore(&dev->lock, flags);
 	if (!ep)
 		return ret;
 
 	/* The slot and its pool stay ours: teardown needs the mutex. */
-	if (!urb->out && copy_from_user(urb->buf, urb->ubuf, urb->length)) {
+	if (!urb->out && !urb->mapped &&
+	    copy_from_user(urb->buf, urb->ubuf, urb->length)) {
 		ret = -EFAULT;
 		goto err_unreserve;
 	}
@@ -1558,17 +1643,22 @@ static int rg_ioctl_submit(struct rg_dev *dev, unsigned long value)
 		rg_why(dev, "SUBMIT", "reserved fields set\n");
 		return -EINVAL;
 	}
-	ret = rg_io_check(dev, "SUBMIT", arg.flags, arg.length);
+	ret = rg_io_check(dev, "SUBMIT", arg.flags & ~USB_RAW_MW57_URB_MAPPED,
+			  arg.length);
 	if (ret)
 		return ret;
 
 	urb = kzalloc(sizeof(*urb), GFP_KERNEL);
 	if (!urb)
 		return -ENOMEM;
-	urb->buf = rg_io_alloc(arg.length);
-	if (!urb->buf) {
-		ret = -ENOMEM;
-		goto err_free;
+	/* A mapped request gets its buffer in rg_urb_reserve(). */
+	urb->mapped = arg.flags & USB_RAW_MW57_URB_MAPPED;
+	if (!urb->mapped) {
+		urb->buf = rg_io_alloc(arg.length);
+		if (!urb->buf) {
+			ret = -ENOMEM;
+			goto err_free;
+		}
 	}
 	INIT_LIST_HEAD(&urb->node);
 	urb->dev = dev;
@@ -1639,7 +1729,7 @@ static int rg_ioctl_reap(struct rg_dev *dev, unsigned long value,
 	c.frame_number = urb->frame_number;
 	c.ep = urb->handle;
 	/* Consumed even when a copy fails, as EVENT_FETCH's events are. */
-	if (urb->out && urb->actual &&
+	if (urb->out && !urb->mapped && urb->actual &&
 	    copy_to_user(urb->ubuf, urb->buf, min(urb->actual, urb->length)))
 		ret = -EFAULT;
 	else if (copy_to_user((void __user *)value, &c, sizeof(c)))
@@ -1762,6 +1852,7 @@ static const struct file_operations rg_fops = {
 	.open		= rg_open,
 	.release	= rg_release,
 	.poll		= rg_poll,
+	.mmap		= rg_mmap,
 	.unlocked_ioctl	= rg_ioctl,
 	.compat_ioctl	= rg_ioctl,
 };

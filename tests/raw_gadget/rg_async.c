@@ -7,7 +7,9 @@
  * each host transfer spread over them in order; cancelling one; the
  * blocking ioctls and the async ones kept apart; the per-endpoint depth
  * and the per-file byte budget; EP_DISABLE, a port reset and close()
- * ending what is in flight; O_NONBLOCK and poll().  Round two: the UDC
+ * ending what is in flight; O_NONBLOCK and poll(); requests in the
+ * mmap()ed transfer area, which the UDC reads and fills in place (and
+ * close() with such requests in flight).  Round two: the UDC
  * unbound under requests in flight.  TAP 13 on stdout.
  */
 #define _GNU_SOURCE
@@ -20,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <linux/usbdevice_fs.h>
 
@@ -28,13 +32,14 @@
 #include "../lib/rg_test.h"
 #include "../lib/rg_vendor.h"
 
-#define PLAN		42
+#define PLAN		50
 #define UDC		"dummy_udc.0"
 #define PLATFORM	"/sys/bus/platform/drivers/dummy_udc/"
 #define CHUNK		4096
 #define MANY		8
 #define KMALLOC_MAX	(4u << 20)	/* KMALLOC_MAX_SIZE on amd64 */
 #define BIG		(1u << 20)	/* fills the 32 MiB budget with 31 */
+#define AREA		(256u << 10)	/* the transfer area in part_mapped() */
 
 static const char *const strings[] = { "mw57 async test", NULL };
 static int h_in = -1, h_out = -1;
@@ -416,6 +421,105 @@ static void part_wait(void)
 	fcntl(dev.fd, F_SETFL, flags);
 }
 
+/* mmap() of @len bytes at page offset @pgoff: 0 or -errno; unmapped again. */
+static int try_map(size_t len, int flags, off_t pgoff)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, flags, dev.fd,
+		       pgoff * getpagesize());
+
+	if (p == MAP_FAILED)
+		return -errno;
+	munmap(p, len);
+	return 0;
+}
+
+/* The transfer area: mapped requests move data with no copy. */
+static void part_mapped(void)
+{
+	static const unsigned char zero[MANY * CHUNK];
+	static unsigned char host[MANY * CHUNK];
+	unsigned char *a, *b;
+	struct iovec local, remote;
+	int i, ok, r[4];
+
+	ktap_msg("-- the transfer area (mmap) --");
+	r[0] = rg_submit_mapped(dev.fd, h_in, 1, 0, 16, 0, 0);
+	ktap_result(r[0] == -EINVAL, "a mapped SUBMIT before any mmap: EINVAL (%s)",
+		    err(r[0]));
+	r[0] = try_map(AREA, MAP_PRIVATE, 0);
+	r[1] = try_map(AREA, MAP_SHARED, 1);
+	r[2] = try_map(USB_RAW_MW57_MAP_MAX + getpagesize(), MAP_SHARED, 0);
+	ktap_result(r[0] == -EINVAL && r[1] == -EINVAL && r[2] == -EINVAL,
+		    "mmap: EINVAL for a private mapping, an offset, more than %u bytes (%s %s %s)",
+		    USB_RAW_MW57_MAP_MAX, err(r[0]), err(r[1]), err(r[2]));
+	a = rg_map(dev.fd, AREA);
+	b = rg_map(dev.fd, AREA);
+	r[0] = try_map(AREA / 2, MAP_SHARED, 0);
+	ok = a && b && a != b && !a[0] && !a[AREA - 1];
+	if (ok) {
+		a[AREA - 1] = 0x5a;
+		ok = b[AREA - 1] == 0x5a;
+	}
+	ktap_result(ok && r[0] == -EINVAL,
+		    "two mmaps share one zeroed area; another length: EINVAL (%s)",
+		    err(r[0]));
+	if (!ok)
+		ktap_bail("no transfer area");
+	local = (struct iovec){ host, CHUNK };
+	remote = (struct iovec){ a, CHUNK };
+	ktap_result(process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == CHUNK,
+		    "the area's pages can be pinned (process_vm_readv: %s)",
+		    strerrorname_np(errno));
+
+	r[0] = rg_submit_mapped(dev.fd, h_in, 1, AREA - 100, 200, 0, 0);
+	r[1] = rg_submit_mapped(dev.fd, h_in, 1, 1ull << 63, 16, 0, 0);
+	r[2] = rg_submit_mapped(dev.fd, h_in, 1, AREA + 1, 0, 0, 0);
+	ktap_result(r[0] == -EINVAL && r[1] == -EINVAL && r[2] == -EINVAL,
+		    "a mapped SUBMIT past the area's end: EINVAL (%s %s %s)",
+		    err(r[0]), err(r[1]), err(r[2]));
+
+	/* IN: the UDC sends what is in the area, read at transfer time */
+	ok = 1;
+	for (i = 0; i < MANY; i++)
+		ok &= !rg_submit_mapped(dev.fd, h_in, 1100 + i, 8192 + i * CHUNK,
+					CHUNK, 0, 0);
+	for (i = 0; i < MANY * CHUNK; i++)
+		a[8192 + i] = i / CHUNK * 13 + i % 239;
+	ok &= host_bulk(1, host, sizeof(host)) == sizeof(host) &&
+	      !memcmp(host, a + 8192, sizeof(host));
+	ktap_result(ok && reap_n(MANY, h_in, 1100, 0, 0, CHUNK),
+		    "%d mapped writes: the host reads the area's bytes, written after SUBMIT",
+		    MANY);
+
+	/* OUT: the data is in the area at REAP */
+	ok = 1;
+	memset(a, 0, 2 * sizeof(host));
+	for (i = 0; i < MANY * CHUNK; i++)
+		host[i] = i / CHUNK * 7 + i % 233;
+	for (i = 0; i < MANY; i++)
+		ok &= !rg_submit_mapped(dev.fd, h_out, 1200 + i,
+					sizeof(host) + i * CHUNK, CHUNK, 0, 0);
+	ok &= host_bulk(0, host, sizeof(host)) == sizeof(host);
+	ktap_result(ok && reap_n(MANY, h_out, 1200, 0, 0, CHUNK) &&
+		    !memcmp(a + sizeof(host), host, sizeof(host)) &&
+		    !memcmp(a, zero, sizeof(zero)),
+		    "%d mapped reads: the host's bytes are in the area where each one was, and only there",
+		    MANY);
+
+	/* the area outlives its mappings */
+	ok = !rg_submit_mapped(dev.fd, h_out, 1300, 0, 512, 0, 0);
+	munmap(a, AREA);
+	munmap(b, AREA);
+	memset(host, 'm', 512);
+	ok &= host_bulk(0, host, 512) == 512 &&
+	      reap_n(1, h_out, 1300, 0, 0, 512);
+	a = rg_map(dev.fd, AREA);
+	ktap_result(ok && a && !memcmp(a, host, 512),
+		    "a read that completes while nothing maps the area: a new mmap finds its data");
+	if (a)
+		munmap(a, AREA);
+}
+
 /* A port reset from the host: dummy_hcd ends the request (ESHUTDOWN). */
 static void part_reset(void)
 {
@@ -447,8 +551,11 @@ static void part_close(void)
 	for (i = 0; i < 4; i++) {
 		ok &= !rg_submit(dev.fd, h_out, 900 + i, r[i], 512, 0, 0);
 		ok &= !rg_submit(dev.fd, h_in, 910 + i, w[i], 512, 0, 0);
+		ok &= !rg_submit_mapped(dev.fd, h_out, 920 + i, i * 512, 512, 0, 0);
+		ok &= !rg_submit_mapped(dev.fd, h_in, 930 + i, 4096 + i * 512,
+					512, 0, 0);
 	}
-	ktap_result(ok, "SUBMIT 4 reads and 4 writes");
+	ktap_result(ok, "SUBMIT 4 reads and 4 writes, and as many mapped");
 	stop_loop();
 	close(hfd);
 	close(dev.fd);
@@ -496,6 +603,7 @@ int main(void)
 	part_limits();
 	part_invalid();
 	part_wait();
+	part_mapped();
 	part_reset();
 	part_close();
 	part_unbind();

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <mw57/rawgadget.h>
@@ -214,6 +215,24 @@ int rg_submit(int fd, int handle, uint64_t tag, void *data, uint32_t len,
 	};
 
 	return rg_ret(ioctl(fd, USB_RAW_MW57_IOCTL_SUBMIT, &arg));
+}
+
+int rg_submit_mapped(int fd, int handle, uint64_t tag, uint64_t offset,
+		     uint32_t len, uint16_t stream, uint16_t flags)
+{
+	struct usb_raw_mw57_urb arg = {
+		.tag = tag, .buffer = offset, .length = len, .ep = handle,
+		.flags = flags | USB_RAW_MW57_URB_MAPPED, .stream_id = stream,
+	};
+
+	return rg_ret(ioctl(fd, USB_RAW_MW57_IOCTL_SUBMIT, &arg));
+}
+
+void *rg_map(int fd, size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+	return p == MAP_FAILED ? NULL : p;
 }
 
 int rg_reap(int fd, struct usb_raw_mw57_completion *c)

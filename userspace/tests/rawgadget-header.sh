@@ -60,6 +60,7 @@ int main(void)
 	P(offsetof(struct usb_raw_mw57_completion, ep));
 	P(sizeof(struct usb_raw_mw57_cancel));
 	P(USB_RAW_MW57_ASYNC_DEPTH); P(USB_RAW_MW57_ASYNC_BYTES);
+	P(USB_RAW_MW57_MAP_MAX); P(USB_RAW_MW57_URB_MAPPED);
 	return !rg_event_name(1);
 }
 C
@@ -119,7 +120,9 @@ sizeof(struct usb_raw_mw57_completion) 0x20
 offsetof(struct usb_raw_mw57_completion, ep) 0x14
 sizeof(struct usb_raw_mw57_cancel) 0x10
 USB_RAW_MW57_ASYNC_DEPTH 0x20
-USB_RAW_MW57_ASYNC_BYTES 0x2000000"
+USB_RAW_MW57_ASYNC_BYTES 0x2000000
+USB_RAW_MW57_MAP_MAX 0x400000
+USB_RAW_MW57_URB_MAPPED 0x8000"
 got=$("$root/abi" 2>&1)
 ktap_test_result "every ioctl number, event type, constant and layout is upstream's, ours are pinned" \
 	test "$got" = "$expected"

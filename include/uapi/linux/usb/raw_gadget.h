@@ -310,10 +310,12 @@ struct usb_raw_mw57_ep_io_stream {
  * @tag: the caller's, returned in the completion.
  * @buffer: the data, a user pointer: read at SUBMIT for an IN endpoint,
  *	written at REAP for an OUT endpoint (so it must stay valid until the
- *	completion is reaped).
+ *	completion is reaped).  With USB_RAW_MW57_URB_MAPPED: the offset of
+ *	the data in the file's transfer area instead.
  * @length: bytes, at most the kernel's largest kmalloc (4 MiB on amd64).
  * @ep: the endpoint handle, as EP_ENABLE returned it.
- * @flags: USB_RAW_IO_FLAGS_ZERO or 0, as for EP_WRITE.
+ * @flags: USB_RAW_IO_FLAGS_ZERO, as for EP_WRITE, and
+ *	USB_RAW_MW57_URB_MAPPED.
  * @stream_id: 0, or a bulk stream of an endpoint enabled with streams.
  * @reserved0: zero.
  * @reserved: zero.
@@ -328,6 +330,22 @@ struct usb_raw_mw57_urb {
 	__u16	reserved0;
 	__u32	reserved;
 };
+
+/*
+ * The transfer area: mmap() of /dev/raw-gadget (MAP_SHARED, offset 0, at
+ * most USB_RAW_MW57_MAP_MAX bytes) maps a zeroed kernel buffer that a
+ * SUBMIT with USB_RAW_MW57_URB_MAPPED transfers from or into directly,
+ * with no copy at SUBMIT or REAP: the UDC reads an IN request's data from
+ * the area while it is in flight, and an OUT request's data is in the
+ * area when its completion is reaped.  The first mmap() of a file creates
+ * the area at its length; it lasts until close(), and later mmap()s map
+ * it again at that length (EINVAL for another length, a private mapping
+ * or an offset; ENOMEM when no contiguous memory is free).  A mapped
+ * request's buffer does not count against USB_RAW_MW57_ASYNC_BYTES.
+ * Upstream kernels have no mmap on /dev/raw-gadget (ENODEV).
+ */
+#define USB_RAW_MW57_MAP_MAX		(4 << 20)
+#define USB_RAW_MW57_URB_MAPPED		0x8000
 
 /*
  * struct usb_raw_mw57_completion - what USB_RAW_MW57_IOCTL_REAP returns.
@@ -367,7 +385,8 @@ struct usb_raw_mw57_cancel {
 
 /*
  * SUBMIT queues a transfer and returns 0 at once; its completion is
- * reaped later.  EINVAL as for EP_WRITE/EP_READ and for reserved fields;
+ * reaped later.  EINVAL as for EP_WRITE/EP_READ and for reserved fields,
+ * and for a mapped request with no area or outside it;
  * EBUSY while a blocking transfer uses the endpoint; EAGAIN when the
  * endpoint has USB_RAW_MW57_ASYNC_DEPTH requests in flight, ENOMEM when
  * the file's requests would pass USB_RAW_MW57_ASYNC_BYTES (reap first).
