@@ -9,20 +9,22 @@
  * 4096-byte control buffer.  Endpoints are chosen from EPS_INFO.
  *
  *   rg-zero [-v] [-d UDC_DEVICE] [-s SPEED] [-P PATTERN] [-b BUFLEN]
- *           [-q DEPTH] [-p VID:PID]
+ *           [-q DEPTH [-M]] [-p VID:PID]
  *
  * PATTERN 0: zeroes; 1: byte i of each packet is (i % maxpacket) % 63;
  * 2: zeroes sent, nothing checked (SourceSink's pattern 2, for benchmarks).
  * SPEED 5 (SuperSpeed): 1024-byte bulk packets with endpoint companions.
  * DEPTH 0 (default): one blocking EP_WRITE/EP_READ thread per endpoint;
  * 1..32: one thread keeps DEPTH asynchronous requests in flight on each
- * endpoint (mw57's SUBMIT and REAP).
+ * endpoint (mw57's SUBMIT and REAP); with -M their buffers are in the
+ * file's transfer area (mmap), which the UDC reads and fills in place.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <mw57/rawgadget.h>
@@ -83,6 +85,7 @@ struct zero {
 	struct rg_thread source_t, sink_t;
 	unsigned int depth;		/* async requests per endpoint, or 0 */
 	uint8_t *abuf;			/* their buffers: sink's, then source's */
+	int mapped;			/* abuf is the transfer area (-M) */
 	unsigned int outstanding;	/* submitted, not yet reaped */
 	struct rg_thread pump_t;
 	uint8_t ctrl[ZERO_CTRL_BUFSIZ];
@@ -179,10 +182,21 @@ static uint8_t *zero_abuf(const struct zero *z, uint64_t tag)
 	return z->abuf + i * z->buflen;
 }
 
+/* -M: the transfer area's length, the async buffers rounded up to a page */
+static size_t zero_area(const struct zero *z)
+{
+	size_t page = sysconf(_SC_PAGESIZE);
+
+	return (2ul * z->depth * z->buflen + page - 1) / page * page;
+}
+
 static int zero_submit(struct zero *z, uint64_t tag)
 {
-	int ret = rg_submit(z->d->fd, tag & ZERO_TAG_SOURCE ? z->source : z->sink,
-			    tag, zero_abuf(z, tag), z->buflen, 0, 0);
+	int ep = tag & ZERO_TAG_SOURCE ? z->source : z->sink;
+	int ret = z->mapped ?
+		rg_submit_mapped(z->d->fd, ep, tag, zero_abuf(z, tag) - z->abuf,
+				 z->buflen, 0, 0) :
+		rg_submit(z->d->fd, ep, tag, zero_abuf(z, tag), z->buflen, 0, 0);
 
 	if (!ret)
 		z->outstanding++;
@@ -197,6 +211,14 @@ static void *zero_pump(void *arg)
 	unsigned int i;
 	int ret;
 
+	/* the area is the file's until close: mapped once */
+	if (z->mapped && !z->abuf) {
+		z->abuf = rg_map(z->d->fd, zero_area(z));
+		if (!z->abuf) {
+			perror("rg-zero: mmap");
+			return NULL;
+		}
+	}
 	for (i = 0; i < z->depth; i++) {
 		zero_fill(z, zero_abuf(z, ZERO_TAG_SOURCE | i), z->buflen);
 		if (zero_submit(z, i) || zero_submit(z, ZERO_TAG_SOURCE | i))
@@ -343,7 +365,7 @@ int main(int argc, char **argv)
 	int opt, ret;
 
 	rg_options_init(&o);
-	while ((opt = getopt(argc, argv, RG_OPTSTRING "P:b:q:")) != -1) {
+	while ((opt = getopt(argc, argv, RG_OPTSTRING "P:b:q:M")) != -1) {
 		ret = rg_option(opt, optarg, &o, &d, &zero_device);
 		if (ret > 0)
 			continue;
@@ -353,15 +375,19 @@ int main(int argc, char **argv)
 			z.buflen = strtoul(optarg, NULL, 0);
 		else if (!ret && opt == 'q')
 			z.depth = strtoul(optarg, NULL, 0);
+		else if (!ret && opt == 'M')
+			z.mapped = 1;
 		else
 			z.pattern = -1;
 	}
 	if (z.pattern < 0 || z.pattern > 2 || !z.buflen || z.buflen > (1u << 20) ||
-	    z.depth > USB_RAW_MW57_ASYNC_DEPTH) {
-		fprintf(stderr, "usage: rg-zero " RG_USAGE " [-P 0|1|2] [-b BUFLEN (1..1048576)] [-q DEPTH (0..32)]\n");
+	    z.depth > USB_RAW_MW57_ASYNC_DEPTH ||
+	    (z.mapped && (!z.depth || zero_area(&z) > USB_RAW_MW57_MAP_MAX))) {
+		fprintf(stderr, "usage: rg-zero " RG_USAGE " [-P 0|1|2] [-b BUFLEN (1..1048576)] [-q DEPTH (0..32) [-M: 2 x DEPTH x BUFLEN <= %u]]\n",
+			USB_RAW_MW57_MAP_MAX);
 		return 2;
 	}
-	if (z.depth) {
+	if (z.depth && !z.mapped) {
 		z.abuf = calloc(2 * z.depth, z.buflen);
 		if (!z.abuf) {
 			perror("rg-zero");
@@ -384,6 +410,9 @@ int main(int argc, char **argv)
 	ret = rg_device_main(&d, &o, "rg-zero");
 	if (z.errors)
 		fprintf(stderr, "rg-zero: %lu bad OUT transfers\n", z.errors);
-	free(z.abuf);
+	if (z.mapped && z.abuf)
+		munmap(z.abuf, zero_area(&z));
+	else if (!z.mapped)
+		free(z.abuf);
 	return ret;
 }
