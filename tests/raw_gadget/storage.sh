@@ -8,6 +8,7 @@
 # keeps several commands in flight).  Each time sd makes a disk of the
 # file's size, and ext4 on it takes mkfs, a mount, 24 MiB written, read
 # back intact after a fresh mount, and fsck; the backing file holds it.
+# rg-storage's data requests are in raw gadget's transfer area (mmap).
 set -u
 cd "$(dirname "$0")" || exit 1
 # shellcheck source=../lib/ktap.sh
@@ -24,7 +25,7 @@ stop_device() {
 	wait_for 30 sh -c '! grep -qs a4a5 /sys/bus/usb/devices/*/idProduct'
 }
 trap 'stop_device; rm -rf "$tmp"' EXIT
-ktap_set_plan 16
+ktap_set_plan 18
 command -v rg-storage >/dev/null || ktap_exit_fail_msg "rg-storage not built"
 for m in usb-storage uas sd_mod ext4; do
 	modprobe "$m" || ktap_exit_fail_msg "cannot load $m"
@@ -40,7 +41,7 @@ disk_of() {
 	return 1
 }
 
-# one_disk DRIVER RG_STORAGE_ARGS...: the file system round trip, 7 tests
+# one_disk DRIVER RG_STORAGE_ARGS...: the file system round trip, 8 tests
 one_disk() {
 	local driver=$1 dev bound
 	shift
@@ -53,6 +54,8 @@ one_disk() {
 	bound=$(basename "$(readlink "/sys/bus/usb/devices/$(usb_dev 0525 a4a5)/$(usb_dev 0525 a4a5):1.0/driver")")
 	ktap_test_result "$driver: the host binds $driver, sd makes $dev (bound: $bound)" \
 		test "$bound" = "$driver"
+	ktap_test_result "$driver: rg-storage's data buffers are its transfer area (a /dev/raw-gadget mapping)" \
+		grep -q ' /dev/raw-gadget$' "/proc/$pid/maps"
 	ktap_test_result "$driver: the disk has the file's 131072 blocks of 512 bytes" \
 		test "$(blockdev --getsz "$dev")" = 131072
 	ktap_test_result "$driver: mkfs.ext4" mkfs.ext4 -q -F "$dev"

@@ -7,8 +7,11 @@
  * IUs, no streams) as alternate setting 1, with the SCSI commands Linux's
  * usb-storage, uas and sd use, 512-byte blocks, one LUN.  READ and WRITE
  * move their data with up to DEPTH asynchronous requests of 64 KiB in
- * flight (mw57's SUBMIT and REAP); under UAS, ST_CMDS reads wait on the
- * command pipe, so the host keeps several commands in flight.
+ * flight (mw57's SUBMIT and REAP), in the file's transfer area (mmap: the
+ * backing file is read into and written from the area, with no copy
+ * through the kernel's buffers) where the module has one; under UAS,
+ * ST_CMDS reads wait on the command pipe, so the host keeps several
+ * commands in flight.
  *
  *   rg-storage [-v] [-d UDC_DEVICE] [-D UDC_DRIVER] [-s SPEED] [-r] [-u]
  *              [-q DEPTH] [-p VID:PID] FILE
@@ -24,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -129,6 +133,7 @@ struct storage {
 	unsigned int outstanding;	/* submitted, not yet reaped */
 	unsigned int data_outstanding;	/* of them, data requests */
 	uint8_t *bufs;			/* depth chunks */
+	int mapped;			/* bufs is the transfer area */
 	uint8_t sense_key, asc, ascq;
 	/* UAS: command-pipe buffers, and the ones that hold an unhandled IU */
 	uint8_t iu[ST_CMDS][512];
@@ -199,9 +204,13 @@ static int st_reap(struct storage *st, uint64_t *tag, uint32_t *actual)
 static int st_submit(struct storage *st, int handle, unsigned int slot,
 		     uint64_t off, uint32_t len, int zero)
 {
-	int ret = rg_submit(st->d->fd, handle, ST_TAG(off, ST_DATA, slot),
-			    st->bufs + (size_t)slot * ST_CHUNK, len, 0,
-			    zero ? USB_RAW_IO_FLAGS_ZERO : 0);
+	uint64_t tag = ST_TAG(off, ST_DATA, slot);
+	uint16_t flags = zero ? USB_RAW_IO_FLAGS_ZERO : 0;
+	int ret = st->mapped ?
+		rg_submit_mapped(st->d->fd, handle, tag, (size_t)slot * ST_CHUNK,
+				 len, 0, flags) :
+		rg_submit(st->d->fd, handle, tag,
+			  st->bufs + (size_t)slot * ST_CHUNK, len, 0, flags);
 
 	if (!ret) {
 		st->outstanding++;
@@ -723,10 +732,34 @@ static void st_stop(struct rg_device *d)
 }
 
 /* The endpoints and the worker of alternate setting @alt: 0 BOT, 1 UAS. */
+/*
+ * The data buffers in the transfer area, once the device is open: the
+ * area lasts until close, so once is enough.  A module without one
+ * (ENODEV) leaves the malloc()ed buffers, which SUBMIT copies.
+ */
+static void st_map(struct storage *st)
+{
+	uint8_t *area;
+
+	if (st->mapped)
+		return;
+	area = rg_map(st->d->fd, (size_t)st->depth * ST_CHUNK);
+	if (!area) {
+		if (st->d->verbose)
+			fprintf(stderr, "rg-storage: no transfer area (%s): copying\n",
+				strerror(errno));
+		return;
+	}
+	free(st->bufs);
+	st->bufs = area;
+	st->mapped = 1;
+}
+
 static int st_start(struct rg_device *d, unsigned int alt)
 {
 	struct storage *st = d->priv;
 
+	st_map(st);
 	st->uas = alt == 1;
 	if (!st->uas) {
 		st->in = st_enable(d, &st_config.in);
@@ -847,7 +880,10 @@ int main(int argc, char **argv)
 	}
 	st.d = &d;
 	ret = rg_device_main(&d, &o, "rg-storage");
-	free(st.bufs);
+	if (st.mapped)
+		munmap(st.bufs, (size_t)st.depth * ST_CHUNK);
+	else
+		free(st.bufs);
 	close(st.file);
 	return ret;
 }
