@@ -441,6 +441,7 @@ static void part_mapped(void)
 	unsigned char *a, *b;
 	struct iovec local, remote;
 	int i, ok, r[4];
+	ssize_t n;
 
 	ktap_msg("-- the transfer area (mmap) --");
 	r[0] = rg_submit_mapped(dev.fd, h_in, 1, 0, 16, 0, 0);
@@ -467,9 +468,9 @@ static void part_mapped(void)
 		ktap_bail("no transfer area");
 	local = (struct iovec){ host, CHUNK };
 	remote = (struct iovec){ a, CHUNK };
-	ktap_result(process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == CHUNK,
-		    "the area's pages can be pinned (process_vm_readv: %s)",
-		    strerrorname_np(errno));
+	n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+	ktap_result(n == CHUNK, "the area's pages can be pinned (process_vm_readv: %s)",
+		    n < 0 ? strerrorname_np(errno) : n == CHUNK ? "all" : "short");
 
 	r[0] = rg_submit_mapped(dev.fd, h_in, 1, AREA - 100, 200, 0, 0);
 	r[1] = rg_submit_mapped(dev.fd, h_in, 1, 1ull << 63, 16, 0, 0);
