@@ -4,8 +4,10 @@
  * rg_fuzz: a bounded random ioctl fuzzer for /dev/raw-gadget.  THREADS
  * workers share a few fds and issue random ioctls (the 16 upstream ones,
  * ours, random numbers) with random arguments: handles, lengths, flags,
- * descriptors, UDC names, bad pointers.  Fds are closed and reopened under
- * the other threads' feet; a signaller interrupts blocked calls every
+ * descriptors, UDC names, bad pointers, mapped requests at random offsets
+ * of a transfer area that half of the fresh fds get (mmap).  Fds are
+ * closed and reopened under the other threads' feet; a signaller
+ * interrupts blocked calls every
  * 20 ms.  The kernel must survive; the summary is TAP.
  *
  *   rg_fuzz [SECONDS [THREADS [SEED]]]     default 30 4 time
@@ -19,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,6 +33,9 @@
 #define BUF_SIZE	65536
 
 static volatile int fds[SLOTS];
+/* each slot's transfer area, unmapped when the slot gets a new fd */
+static void *maps[SLOTS];
+static size_t map_len[SLOTS];
 static pid_t tids[MAX_THREADS];
 static volatile int done;
 static time_t deadline;
@@ -135,6 +141,12 @@ static unsigned long fuzz_arg(unsigned int *seed, unsigned long cmd,
 			urb->buffer = rnd(seed, 2) ? 0x1000 : (uintptr_t)fuzz_arg;
 		urb->ep = rnd(seed, 8) ? rnd(seed, 32) : (unsigned int)rand_r(seed);
 		urb->flags = rnd(seed, 8) ? rnd(seed, 2) : (unsigned int)rand_r(seed);
+		/* in the transfer area: an offset, in it or anywhere */
+		if (!rnd(seed, 4)) {
+			urb->flags |= USB_RAW_MW57_URB_MAPPED;
+			urb->buffer = rnd(seed, 2) ? rnd(seed, 65 * 4096) :
+				      (uint64_t)rand_r(seed) << rnd(seed, 40);
+		}
 		urb->stream_id = rnd(seed, 4) ? 0 : rnd(seed, 20);
 		urb->reserved = rnd(seed, 30) == 0;
 		return (unsigned long)buf;
@@ -161,6 +173,8 @@ static void *worker(void *arg)
 	tids[seed % MAX_THREADS] = gettid();
 	unsigned long cmd, a;
 	int slot, fd, ret;
+	size_t len, old_len;
+	void *m, *old;
 
 	while (buf && !done && time(NULL) < deadline) {
 		slot = rnd(&seed, SLOTS);
@@ -172,8 +186,24 @@ static void *worker(void *arg)
 					"dummy_udc.0" : "dummy_udc.1", USB_SPEED_HIGH);
 				rg_run(fd);
 			}
+			m = NULL;
+			len = (1 + rnd(&seed, 64)) * 4096;
+			if (fd >= 0 && rnd(&seed, 2)) {
+				m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+					 MAP_SHARED, fd, 0);
+				if (m == MAP_FAILED)
+					m = NULL;
+			}
+			pthread_mutex_lock(&stat_lock);
 			a = fds[slot];
 			fds[slot] = fd;
+			old = maps[slot];
+			old_len = map_len[slot];
+			maps[slot] = m;
+			map_len[slot] = len;
+			pthread_mutex_unlock(&stat_lock);
+			if (old)
+				munmap(old, old_len);
 			if ((int)a >= 0)
 				close(a);
 			continue;
@@ -257,9 +287,12 @@ int main(int argc, char **argv)
 		if (results[e])
 			ktap_msg("%-10s %lu", !e ? "success" : e < 133 ?
 				 strerrorname_np(e) : "errno>=133", results[e]);
-	for (i = 0, e = 0; i < SLOTS; i++)
+	for (i = 0, e = 0; i < SLOTS; i++) {
+		if (maps[i])
+			munmap(maps[i], map_len[i]);
 		if (fds[i] >= 0)
 			e |= close(fds[i]);
+	}
 	ktap_result(!e, "fds closed");
 	/* INIT succeeds on any fresh fd: only a fetch shows running instances */
 	ktap_result(fetched > 0,
