@@ -228,6 +228,16 @@ int rg_submit_mapped(int fd, int handle, uint64_t tag, uint64_t offset,
 	return rg_ret(ioctl(fd, USB_RAW_MW57_IOCTL_SUBMIT, &arg));
 }
 
+int rg_submit_in(int fd, int handle, uint64_t tag, const void *area,
+		 void *data, uint32_t len, uint16_t stream, uint16_t flags)
+{
+	if (area)
+		return rg_submit_mapped(fd, handle, tag,
+					(const uint8_t *)data - (const uint8_t *)area,
+					len, stream, flags);
+	return rg_submit(fd, handle, tag, data, len, stream, flags);
+}
+
 void *rg_map(int fd, size_t len)
 {
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);

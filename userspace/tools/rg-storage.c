@@ -204,13 +204,10 @@ static int st_reap(struct storage *st, uint64_t *tag, uint32_t *actual)
 static int st_submit(struct storage *st, int handle, unsigned int slot,
 		     uint64_t off, uint32_t len, int zero)
 {
-	uint64_t tag = ST_TAG(off, ST_DATA, slot);
-	uint16_t flags = zero ? USB_RAW_IO_FLAGS_ZERO : 0;
-	int ret = st->mapped ?
-		rg_submit_mapped(st->d->fd, handle, tag, (size_t)slot * ST_CHUNK,
-				 len, 0, flags) :
-		rg_submit(st->d->fd, handle, tag,
-			  st->bufs + (size_t)slot * ST_CHUNK, len, 0, flags);
+	int ret = rg_submit_in(st->d->fd, handle, ST_TAG(off, ST_DATA, slot),
+			       st->mapped ? st->bufs : NULL,
+			       st->bufs + (size_t)slot * ST_CHUNK, len, 0,
+			       zero ? USB_RAW_IO_FLAGS_ZERO : 0);
 
 	if (!ret) {
 		st->outstanding++;

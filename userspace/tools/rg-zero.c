@@ -192,11 +192,10 @@ static size_t zero_area(const struct zero *z)
 
 static int zero_submit(struct zero *z, uint64_t tag)
 {
-	int ep = tag & ZERO_TAG_SOURCE ? z->source : z->sink;
-	int ret = z->mapped ?
-		rg_submit_mapped(z->d->fd, ep, tag, zero_abuf(z, tag) - z->abuf,
-				 z->buflen, 0, 0) :
-		rg_submit(z->d->fd, ep, tag, zero_abuf(z, tag), z->buflen, 0, 0);
+	int ret = rg_submit_in(z->d->fd,
+			       tag & ZERO_TAG_SOURCE ? z->source : z->sink, tag,
+			       z->mapped ? z->abuf : NULL, zero_abuf(z, tag),
+			       z->buflen, 0, 0);
 
 	if (!ret)
 		z->outstanding++;

@@ -126,10 +126,14 @@ int rg_cancel(int fd, int handle, uint64_t tag);
  * The transfer area (mw57): rg_map() maps the file's area of @len bytes
  * (NULL and errno on failure); rg_submit_mapped() submits the @len bytes
  * at @offset in it, which the UDC reads or fills in place (no copy).
+ * rg_submit_in() submits @data, which is in @area when that is not NULL
+ * (mapped), else anywhere (copied): for callers that work either way.
  */
 void *rg_map(int fd, size_t len);
 int rg_submit_mapped(int fd, int handle, uint64_t tag, uint64_t offset,
 		     uint32_t len, uint16_t stream, uint16_t flags);
+int rg_submit_in(int fd, int handle, uint64_t tag, const void *area,
+		 void *data, uint32_t len, uint16_t stream, uint16_t flags);
 
 const char *rg_event_name(uint32_t type);
 
