@@ -3,8 +3,10 @@
 /*
  * rg-storage: a USB mass-storage device backed by a file, made with
  * /dev/raw-gadget.  Bulk-Only Transport (USB MSC BOT 1.0) and, with -u,
- * USB Attached SCSI (UAS, as USB 2.0 devices speak it: READ/WRITE READY
- * IUs, no streams) as alternate setting 1, with the SCSI commands Linux's
+ * USB Attached SCSI (UAS 1.0) as alternate setting 1: at high speed as
+ * USB 2.0 devices speak it (READ/WRITE READY IUs, no streams), at
+ * SuperSpeed (-s 5) with bulk streams (each command's data and sense IU on
+ * the stream of its tag).  The SCSI commands are the ones Linux's
  * usb-storage, uas and sd use, 512-byte blocks, one LUN.  READ and WRITE
  * move their data with up to DEPTH asynchronous requests of 64 KiB in
  * flight (mw57's SUBMIT and REAP), in the file's transfer area (mmap: the
@@ -16,9 +18,11 @@
  *   rg-storage [-v] [-d UDC_DEVICE] [-D UDC_DRIVER] [-s SPEED] [-r] [-u]
  *              [-q DEPTH] [-p VID:PID] FILE
  *
- * Not (yet) here: UAS with streams at SuperSpeed (dummy_hcd does not
- * offer streams to the uas driver), more than one LUN, the CBW validity
- * checks that end in a reset recovery (a bad CBW is skipped).
+ * Not (yet) here: more than one LUN, the CBW validity checks that end in
+ * a reset recovery (a bad CBW is skipped).  (Linux's uas driver takes a
+ * SuperSpeed device only from a host controller that says it has streams:
+ * xhci, and not Debian's dummy_hcd, where usb-storage takes alternate
+ * setting 0 instead.)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -42,6 +46,7 @@
 #define CSW_LEN		13
 #define ST_CMDS		8	/* UAS: command-pipe reads in flight */
 #define ST_IU_MAX	64	/* UAS: the IUs we take (command IU: 32) */
+#define ST_STREAMS_LOG	4	/* UAS at SuperSpeed: 16 streams, tags 1..16 */
 
 /* UAS information units (USB Attached SCSI 1.0, 6.2) */
 enum { IU_COMMAND = 1, IU_SENSE = 3, IU_RESPONSE = 4, IU_TASK_MGMT = 5,
@@ -61,25 +66,23 @@ struct st_pipe_usage {
 
 #define ST_PIPE(id)	{ 4, 0x24, (id), 0 }
 
+#define ST_BOT_INTF RG_INTERFACE_DESC(2, USB_CLASS_MASS_STORAGE,	\
+				      .bInterfaceSubClass = 0x06,	/* SCSI */ \
+				      .bInterfaceProtocol = 0x50)	/* BOT */
+#define ST_UAS_INTF RG_INTERFACE_DESC(4, USB_CLASS_MASS_STORAGE,	\
+				      .bAlternateSetting = 1,		\
+				      .bInterfaceSubClass = 0x06,	\
+				      .bInterfaceProtocol = 0x62)	/* UAS */
+
 static struct usb_device_descriptor st_device =
 	RG_DEVICE_DESC(0x0525, 0xa4a5,
 		       .iManufacturer = 1, .iProduct = 2, .iSerialNumber = 3);
 
-static struct {
-	struct usb_config_descriptor config;
-	struct usb_interface_descriptor intf;
-	struct rg_endpoint_descriptor in;
-	struct rg_endpoint_descriptor out;
-} __attribute__((packed)) st_config = {
-	.config = RG_CONFIG_DESC(st_config),
-	.intf = RG_INTERFACE_DESC(2, USB_CLASS_MASS_STORAGE,
-				  .bInterfaceSubClass = 0x06,	/* SCSI */
-				  .bInterfaceProtocol = 0x50),	/* BOT */
-	.in = RG_BULK_EP_DESC(USB_DIR_IN | 1, 512),
-	.out = RG_BULK_EP_DESC(USB_DIR_OUT | 2, 512),
-};
-
-/* With -u: the same BOT interface, and UAS as its alternate setting 1. */
+/*
+ * BOT as alternate setting 0, and UAS as alternate setting 1 when -u
+ * offers it (without -u the table ends before .uas).  Full speed takes
+ * 64-byte packets on the BOT endpoints.
+ */
 static struct {
 	struct usb_config_descriptor config;
 	struct usb_interface_descriptor bot;
@@ -94,17 +97,12 @@ static struct {
 	struct st_pipe_usage din_pipe;
 	struct rg_endpoint_descriptor dout;
 	struct st_pipe_usage dout_pipe;
-} __attribute__((packed)) st_uas_config = {
-	.config = RG_CONFIG_DESC(st_uas_config),
-	.bot = RG_INTERFACE_DESC(2, USB_CLASS_MASS_STORAGE,
-				 .bInterfaceSubClass = 0x06,
-				 .bInterfaceProtocol = 0x50),
+} __attribute__((packed)) st_hs_config = {
+	.config = RG_CONFIG_DESC(st_hs_config),
+	.bot = ST_BOT_INTF,
 	.bot_in = RG_BULK_EP_DESC(USB_DIR_IN | 1, 512),
 	.bot_out = RG_BULK_EP_DESC(USB_DIR_OUT | 2, 512),
-	.uas = RG_INTERFACE_DESC(4, USB_CLASS_MASS_STORAGE,
-				 .bAlternateSetting = 1,
-				 .bInterfaceSubClass = 0x06,
-				 .bInterfaceProtocol = 0x62),	/* UAS */
+	.uas = ST_UAS_INTF,
 	.cmd = RG_BULK_EP_DESC(USB_DIR_OUT | 7, 512),
 	.cmd_pipe = ST_PIPE(1),
 	.status = RG_BULK_EP_DESC(USB_DIR_IN | 6, 512),
@@ -113,6 +111,76 @@ static struct {
 	.din_pipe = ST_PIPE(3),
 	.dout = RG_BULK_EP_DESC(USB_DIR_OUT | 2, 512),
 	.dout_pipe = ST_PIPE(4),
+};
+
+/* SuperSpeed companions: no burst; UAS's status and data pipes have streams */
+#define ST_COMP(attributes) {					\
+	.bLength = USB_DT_SS_EP_COMP_SIZE,			\
+	.bDescriptorType = USB_DT_SS_ENDPOINT_COMP,		\
+	.bmAttributes = (attributes),				\
+}
+
+/* The same at SuperSpeed: 1024-byte packets, each endpoint's companion. */
+static struct {
+	struct usb_config_descriptor config;
+	struct usb_interface_descriptor bot;
+	struct rg_endpoint_descriptor bot_in;
+	struct usb_ss_ep_comp_descriptor bot_in_comp;
+	struct rg_endpoint_descriptor bot_out;
+	struct usb_ss_ep_comp_descriptor bot_out_comp;
+	struct usb_interface_descriptor uas;
+	struct rg_endpoint_descriptor cmd;
+	struct usb_ss_ep_comp_descriptor cmd_comp;
+	struct st_pipe_usage cmd_pipe;
+	struct rg_endpoint_descriptor status;
+	struct usb_ss_ep_comp_descriptor status_comp;
+	struct st_pipe_usage status_pipe;
+	struct rg_endpoint_descriptor din;
+	struct usb_ss_ep_comp_descriptor din_comp;
+	struct st_pipe_usage din_pipe;
+	struct rg_endpoint_descriptor dout;
+	struct usb_ss_ep_comp_descriptor dout_comp;
+	struct st_pipe_usage dout_pipe;
+} __attribute__((packed)) st_ss_config = {
+	.config = RG_CONFIG_DESC(st_ss_config),
+	.bot = ST_BOT_INTF,
+	.bot_in = RG_BULK_EP_DESC(USB_DIR_IN | 1, 1024),
+	.bot_in_comp = ST_COMP(0),
+	.bot_out = RG_BULK_EP_DESC(USB_DIR_OUT | 2, 1024),
+	.bot_out_comp = ST_COMP(0),
+	.uas = ST_UAS_INTF,
+	.cmd = RG_BULK_EP_DESC(USB_DIR_OUT | 7, 1024),
+	.cmd_comp = ST_COMP(0),
+	.cmd_pipe = ST_PIPE(1),
+	.status = RG_BULK_EP_DESC(USB_DIR_IN | 6, 1024),
+	.status_comp = ST_COMP(ST_STREAMS_LOG),
+	.status_pipe = ST_PIPE(2),
+	.din = RG_BULK_EP_DESC(USB_DIR_IN | 1, 1024),
+	.din_comp = ST_COMP(ST_STREAMS_LOG),
+	.din_pipe = ST_PIPE(3),
+	.dout = RG_BULK_EP_DESC(USB_DIR_OUT | 2, 1024),
+	.dout_comp = ST_COMP(ST_STREAMS_LOG),
+	.dout_pipe = ST_PIPE(4),
+};
+
+/* The endpoints of both tables, by what they are */
+enum { ST_BOT_IN, ST_BOT_OUT, ST_EP_CMD, ST_EP_STATUS, ST_EP_DIN, ST_EP_DOUT,
+	ST_EPS };
+
+static const struct rg_endpoint_descriptor *const st_hs_eps[ST_EPS] = {
+	&st_hs_config.bot_in, &st_hs_config.bot_out, &st_hs_config.cmd,
+	&st_hs_config.status, &st_hs_config.din, &st_hs_config.dout,
+};
+
+static const struct rg_endpoint_descriptor *const st_ss_eps[ST_EPS] = {
+	&st_ss_config.bot_in, &st_ss_config.bot_out, &st_ss_config.cmd,
+	&st_ss_config.status, &st_ss_config.din, &st_ss_config.dout,
+};
+
+static const struct usb_ss_ep_comp_descriptor *const st_ss_comps[ST_EPS] = {
+	&st_ss_config.bot_in_comp, &st_ss_config.bot_out_comp,
+	&st_ss_config.cmd_comp, &st_ss_config.status_comp,
+	&st_ss_config.din_comp, &st_ss_config.dout_comp,
 };
 
 static const char *const st_strings[] = {
@@ -127,8 +195,10 @@ struct storage {
 	unsigned int depth;
 	int in, out;			/* data handles, or -1 */
 	int offer_uas;			/* -u: alternate setting 1 is UAS */
+	int ss;				/* SuperSpeed descriptors */
 	int uas;			/* alternate setting 1 is on */
 	int cmd, status;		/* UAS: the other two pipes, or -1 */
+	uint16_t stream;		/* UAS at SuperSpeed: the command's */
 	struct rg_thread worker;
 	unsigned int outstanding;	/* submitted, not yet reaped */
 	unsigned int data_outstanding;	/* of them, data requests */
@@ -206,8 +276,8 @@ static int st_submit(struct storage *st, int handle, unsigned int slot,
 {
 	int ret = rg_submit_in(st->d->fd, handle, ST_TAG(off, ST_DATA, slot),
 			       st->mapped ? st->bufs : NULL,
-			       st->bufs + (size_t)slot * ST_CHUNK, len, 0,
-			       zero ? USB_RAW_IO_FLAGS_ZERO : 0);
+			       st->bufs + (size_t)slot * ST_CHUNK, len,
+			       st->stream, zero ? USB_RAW_IO_FLAGS_ZERO : 0);
 
 	if (!ret) {
 		st->outstanding++;
@@ -295,6 +365,16 @@ static int st_write_data(struct storage *st, uint64_t pos, uint64_t len)
 	return 0;
 }
 
+/* A blocking write, on the stream of the command at hand if it has one. */
+static int st_write(struct storage *st, int handle, const void *buf,
+		    uint32_t len, uint16_t flags)
+{
+	if (st->stream)
+		return rg_ep_write_stream(st->d->fd, handle, st->stream, buf,
+					  len, flags);
+	return rg_ep_write(st->d->fd, handle, buf, len, flags);
+}
+
 /* A short IN reply: at most what the host asked for, then a short packet. */
 static uint32_t st_reply(struct storage *st, const void *buf, uint32_t n,
 			 uint32_t asked)
@@ -303,8 +383,8 @@ static uint32_t st_reply(struct storage *st, const void *buf, uint32_t n,
 		n = asked;
 	if (!n && st->uas)	/* the sense IU ends it */
 		return asked;
-	if (rg_ep_write(st->d->fd, st->in, buf, n,
-			n < asked ? USB_RAW_IO_FLAGS_ZERO : 0) < 0)
+	if (st_write(st, st->in, buf, n,
+		     n < asked ? USB_RAW_IO_FLAGS_ZERO : 0) < 0)
 		return asked;
 	return asked - n;
 }
@@ -569,13 +649,16 @@ static uint32_t st_cdb_len(const uint8_t *cb, int *in)
 /* An IU on the status pipe: 0, or -1 when it did not go. */
 static int st_status_iu(struct storage *st, const uint8_t *iu, uint32_t len)
 {
-	return rg_ep_write(st->d->fd, st->status, iu, len, 0) == (int)len ? 0 : -1;
+	return st_write(st, st->status, iu, len, 0) == (int)len ? 0 : -1;
 }
 
 /*
  * One IU from the command pipe: a task management function is answered
  * as done (there is never more than the command at hand); a command gets
- * READ or WRITE READY when it moves data, its data, then a sense IU.
+ * READ or WRITE READY when it moves data, its data, then a sense IU.  At
+ * SuperSpeed there is no READY IU: the host has a data request and a
+ * status request waiting on the stream of the IU's tag, and the answers
+ * go there.
  */
 static int st_uas_iu(struct storage *st, const uint8_t *iu, uint32_t len)
 {
@@ -588,6 +671,15 @@ static int st_uas_iu(struct storage *st, const uint8_t *iu, uint32_t len)
 		return 0;
 	out[2] = iu[2];			/* the tag */
 	out[3] = iu[3];
+	if (st->ss) {
+		st->stream = be16(iu + 2);
+		if (!st->stream || st->stream > 1u << ST_STREAMS_LOG) {
+			if (st->d->verbose)
+				fprintf(stderr, "rg-storage: UAS: tag %u has no stream\n",
+					st->stream);
+			return 0;
+		}
+	}
 	if (iu[0] == IU_TASK_MGMT) {
 		out[0] = IU_RESPONSE;
 		out[7] = 0x00;		/* TMF complete */
@@ -598,7 +690,7 @@ static int st_uas_iu(struct storage *st, const uint8_t *iu, uint32_t len)
 	c.cb = iu + 16;
 	c.lun = !!memcmp(iu + 8, "\0\0\0\0\0\0\0\0", 8);
 	c.len = st_cdb_len(c.cb, &c.in);
-	if (c.len) {
+	if (c.len && !st->ss) {
 		out[0] = c.in ? IU_READ_READY : IU_WRITE_READY;
 		if (st_status_iu(st, out, 4))
 			return -1;
@@ -643,6 +735,7 @@ static void *st_uas_worker(void *arg)
 		st->busy = 1;
 		ret = st_uas_iu(st, st->iu[slot], st->iu_len[slot]);
 		st->busy = 0;
+		st->stream = 0;
 		if (ret && st->worker.stop)
 			break;
 		if (rg_submit(st->d->fd, st->cmd, ST_TAG(0, ST_CMD, slot),
@@ -695,17 +788,18 @@ static void *st_worker(void *arg)
 	return NULL;
 }
 
-/* Enable the endpoint of @r: its handle, or -1 (said why). */
-static int st_enable(struct rg_device *d, const struct rg_endpoint_descriptor *r)
+/* Enable endpoint @i of the table at hand: its handle, or -1 (said why). */
+static int st_enable(struct storage *st, unsigned int i)
 {
 	struct usb_endpoint_descriptor e;
 	int h;
 
-	rg_ep_desc(&e, r);
-	h = rg_ep_enable(d->fd, &e);
+	rg_ep_desc(&e, st->ss ? st_ss_eps[i] : st_hs_eps[i]);
+	h = st->ss ? rg_ep_enable_ss(st->d->fd, &e, st_ss_comps[i]) :
+		     rg_ep_enable(st->d->fd, &e);
 	if (h < 0)
 		fprintf(stderr, "rg-storage: EP_ENABLE %#x: %s\n",
-			r->bEndpointAddress, strerror(-h));
+			e.bEndpointAddress, strerror(-h));
 	return h < 0 ? -1 : h;
 }
 
@@ -759,16 +853,16 @@ static int st_start(struct rg_device *d, unsigned int alt)
 	st_map(st);
 	st->uas = alt == 1;
 	if (!st->uas) {
-		st->in = st_enable(d, &st_config.in);
-		st->out = st_enable(d, &st_config.out);
+		st->in = st_enable(st, ST_BOT_IN);
+		st->out = st_enable(st, ST_BOT_OUT);
 		if (st->in < 0 || st->out < 0)
 			return -1;
 		return rg_thread_start(&st->worker, st_worker, st) ? -1 : 0;
 	}
-	st->cmd = st_enable(d, &st_uas_config.cmd);
-	st->status = st_enable(d, &st_uas_config.status);
-	st->in = st_enable(d, &st_uas_config.din);
-	st->out = st_enable(d, &st_uas_config.dout);
+	st->cmd = st_enable(st, ST_EP_CMD);
+	st->status = st_enable(st, ST_EP_STATUS);
+	st->in = st_enable(st, ST_EP_DIN);
+	st->out = st_enable(st, ST_EP_DOUT);
 	if (st->cmd < 0 || st->status < 0 || st->in < 0 || st->out < 0)
 		return -1;
 	return rg_thread_start(&st->worker, st_uas_worker, st) ? -1 : 0;
@@ -818,6 +912,34 @@ static const struct rg_device_ops st_ops = {
 	.set_interface = st_set_interface,
 };
 
+/* The descriptors for @speed: UAS's alternate setting only when offered. */
+static void st_tables(struct storage *st, struct rg_device *d,
+		      enum usb_device_speed speed)
+{
+	size_t len;
+
+	st->ss = speed == USB_SPEED_SUPER;
+	if (st->ss) {
+		st_device.bcdUSB = 0x0300;
+		st_device.bMaxPacketSize0 = 9;	/* 2^9 */
+		len = st->offer_uas ? sizeof(st_ss_config) :
+		      offsetof(__typeof__(st_ss_config), uas);
+		st_ss_config.config.wTotalLength = len;
+		d->config = &st_ss_config;
+	} else {
+		if (speed != USB_SPEED_HIGH) {
+			st_device.bcdUSB = 0x0110;
+			st_hs_config.bot_in.wMaxPacketSize = 64;
+			st_hs_config.bot_out.wMaxPacketSize = 64;
+		}
+		len = st->offer_uas ? sizeof(st_hs_config) :
+		      offsetof(__typeof__(st_hs_config), uas);
+		st_hs_config.config.wTotalLength = len;
+		d->config = &st_hs_config;
+	}
+	d->config_len = len;
+}
+
 int main(int argc, char **argv)
 {
 	struct storage st = {
@@ -825,8 +947,6 @@ int main(int argc, char **argv)
 	};
 	struct rg_device d = {
 		.device = &st_device,
-		.config = &st_config,
-		.config_len = sizeof(st_config),
 		.strings = st_strings,
 		.ops = &st_ops,
 		.priv = &st,
@@ -850,14 +970,12 @@ int main(int argc, char **argv)
 			bad = 1;
 	}
 	if (bad || optind != argc - 1 || !st.depth || st.depth > ST_DEPTH_MAX ||
-	    (st.offer_uas && o.speed != USB_SPEED_HIGH)) {
-		fprintf(stderr, "usage: rg-storage " RG_USAGE " [-r] [-u (high speed only)] [-q DEPTH (1..16)] FILE\n");
+	    (st.offer_uas && o.speed != USB_SPEED_HIGH &&
+	     o.speed != USB_SPEED_SUPER)) {
+		fprintf(stderr, "usage: rg-storage " RG_USAGE " [-r] [-u (high or SuperSpeed)] [-q DEPTH (1..16)] FILE\n");
 		return 2;
 	}
-	if (st.offer_uas) {
-		d.config = &st_uas_config;
-		d.config_len = sizeof(st_uas_config);
-	}
+	st_tables(&st, &d, o.speed);
 	st.file = open(argv[optind], st.readonly ? O_RDONLY : O_RDWR);
 	if (st.file < 0 || fstat(st.file, &sb) || sb.st_size < ST_BLOCK) {
 		fprintf(stderr, "rg-storage: %s: %s\n", argv[optind],
@@ -869,11 +987,6 @@ int main(int argc, char **argv)
 	if (!st.bufs) {
 		perror("rg-storage");
 		return 1;
-	}
-	if (o.speed != USB_SPEED_HIGH) {
-		st_device.bcdUSB = 0x0110;
-		st_config.in.wMaxPacketSize = 64;
-		st_config.out.wMaxPacketSize = 64;
 	}
 	st.d = &d;
 	ret = rg_device_main(&d, &o, "rg-storage");
