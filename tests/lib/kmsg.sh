@@ -17,3 +17,8 @@ kmsg_mark() {
 kmsg_since() {
 	dmesg | sed -n "/$1/,\$p"
 }
+
+# kmsg_grep MARK PATTERN: the kernel log from MARK on has a line with PATTERN
+kmsg_grep() {
+	kmsg_since "$1" | grep -q -- "$2"
+}
