@@ -104,15 +104,34 @@ two_flows() {
 	ktap_test_result "$1: both flows answered (ping exit $s1, $s2)" test $s1 = 0 -a $s2 = 0
 }
 
+# A flow sends N echoes and more when a reply comes late (ping -w: CI saw
+# 301 sent for 300 answered), so B's counts are not N.  What is exact:
+# each flow's N replies prove that N of its echoes reached bu0, and every
+# packet bu0 received (rx_packets) is counted by one filter, that of its
+# own key.
+#
+# counted: h1 h2 h3 of `hits bu0 ingress` and rx, the packets bu0 received
+# since r0; true once the filters have counted them all (an echo sent last
+# may be on its way when ping ends)
+counted() {
+	read -r h1 h2 h3 < <(hits bu0 ingress)
+	rx=$(($(ns_stat "$B" bu0 rx_packets) - r0))
+	[ $((h1 + h2 + h3)) -ge "$rx" ]
+}
+
 # Each skb is done with its dst long before the ring comes round again,
 # so the dsts are recycled: each packet must carry its own key.
 r0=$(ns_stat "$B" bu0 rx_packets)
 two_flows "recycled dsts"
-read -r h1 h2 h3 < <(hits bu0 ingress)
-ktap_print_msg "bu0 rx_packets $r0 -> $(ns_stat "$B" bu0 rx_packets); hits: IPv4 key $h1, IPv6 key $h2, neither $h3"
-ktap_test_result "IPv4 underlay: all $N packets carry their key (got $h1)" test "$h1" = $N
-ktap_test_result "IPv6 underlay: all $N packets carry their key (got $h2)" test "$h2" = $N
-ktap_test_result "no packet with another key or a mixed one (got $h3)" test "$h3" = 0
+wait_for 10 counted
+ktap_print_msg "bu0 received $rx; hits: IPv4 key $h1, IPv6 key $h2, neither $h3"
+ktap_test_result "IPv4 underlay: at least the $N answered echoes carry their key (got $h1)" \
+	test "$h1" -ge $N
+ktap_test_result "IPv6 underlay: at least the $N answered echoes carry their key (got $h2)" \
+	test "$h2" -ge $N
+ktap_test_result "each of the $rx packets carries its own key, none another or a mixed one ($h1 + $h2, neither $h3)" \
+	test "$h3" = 0 -a $((h1 + h2)) = "$rx"
+f1=$h1 f2=$h2 prx=$rx
 
 # Now a copy of each packet holds its dst for 0.5 s, while the ring goes
 # round several times: no held dst may be recycled.
@@ -120,17 +139,21 @@ b tc filter add dev bu0 ingress prio 1 matchall \
 	action mirred egress mirror dev bu9 continue ||
 	ktap_exit_fail_msg "bu0's mirror filter failed"
 two_flows "dsts held by copies"
-# all 2N copies out of netem (its queue empty), then counted
-copies() { [ "$(hits bu9 parent 1: | awk '{ print $1 + $2 + $3 }')" -ge $((2 * N)) ]; }
+wait_for 10 counted
+n1=$((h1 - f1)) n2=$((h2 - f2))
+ktap_print_msg "bu0 received $((rx - prx)) more; hits: IPv4 key $n1, IPv6 key $n2"
+# a copy of each of them out of netem (its queue empty), then counted
+copies() {
+	read -r c1 c2 c3 < <(hits bu9 parent 1:)
+	[ $((c1 + c2 + c3)) -ge $((rx - prx)) ]
+}
 wait_for 20 copies
-read -r h1 h2 h3 < <(hits bu9 parent 1:)
-ktap_print_msg "copies 0.5 s later: IPv4 key $h1, IPv6 key $h2, neither $h3"
-ktap_test_result "0.5 s later: the $N IPv4-underlay copies still carry their key (got $h1)" \
-	test "$h1" = $N
-ktap_test_result "0.5 s later: the $N IPv6-underlay copies still carry their key (got $h2)" \
-	test "$h2" = $N
-ktap_test_result "0.5 s later: no copy with another key or a mixed one (got $h3)" test "$h3" = 0
-read -r h1 h2 h3 < <(hits bu0 ingress)
-ktap_test_result "and on bu0 at once: $((2 * N)) each and none other (got $h1, $h2, $h3)" \
-	test "$h1" = $((2 * N)) -a "$h2" = $((2 * N)) -a "$h3" = 0
+ktap_print_msg "copies 0.5 s later: IPv4 key $c1, IPv6 key $c2, neither $c3"
+ktap_test_result "0.5 s later: the $n1 (>= $N) IPv4-underlay copies still carry their key (got $c1)" \
+	test "$c1" = "$n1" -a "$n1" -ge $N
+ktap_test_result "0.5 s later: the $n2 (>= $N) IPv6-underlay copies still carry their key (got $c2)" \
+	test "$c2" = "$n2" -a "$n2" -ge $N
+ktap_test_result "0.5 s later: no copy with another key or a mixed one (got $c3)" test "$c3" = 0
+ktap_test_result "and on bu0 at once: each of the $rx packets its own key ($h1 + $h2, neither $h3)" \
+	test "$h3" = 0 -a $((h1 + h2)) = "$rx"
 ktap_finished
