@@ -41,11 +41,7 @@ static struct usb_device_descriptor dev_desc = {
 };
 
 /* 16 streams (2^4) and a burst of 4 packets on both bulk endpoints */
-#define SS_COMP {						\
-	.bLength = USB_DT_SS_EP_COMP_SIZE,			\
-	.bDescriptorType = USB_DT_SS_ENDPOINT_COMP,		\
-	.bMaxBurst = 3, .bmAttributes = 4,			\
-}
+#define SS_COMP RG_SS_COMP_DESC(.bMaxBurst = 3, .bmAttributes = 4)
 
 static const struct {
 	struct usb_config_descriptor c;

@@ -113,14 +113,12 @@ static struct {
 	.dout_pipe = ST_PIPE(4),
 };
 
-/* SuperSpeed companions: no burst; UAS's status and data pipes have streams */
-#define ST_COMP(attributes) {					\
-	.bLength = USB_DT_SS_EP_COMP_SIZE,			\
-	.bDescriptorType = USB_DT_SS_ENDPOINT_COMP,		\
-	.bmAttributes = (attributes),				\
-}
+/*
+ * The same at SuperSpeed: 1024-byte packets, each endpoint's companion (no
+ * burst; UAS's status and data pipes have streams).
+ */
+#define ST_STREAMS RG_SS_COMP_DESC(.bmAttributes = ST_STREAMS_LOG)
 
-/* The same at SuperSpeed: 1024-byte packets, each endpoint's companion. */
 static struct {
 	struct usb_config_descriptor config;
 	struct usb_interface_descriptor bot;
@@ -145,21 +143,21 @@ static struct {
 	.config = RG_CONFIG_DESC(st_ss_config),
 	.bot = ST_BOT_INTF,
 	.bot_in = RG_BULK_EP_DESC(USB_DIR_IN | 1, 1024),
-	.bot_in_comp = ST_COMP(0),
+	.bot_in_comp = RG_SS_COMP_DESC(),
 	.bot_out = RG_BULK_EP_DESC(USB_DIR_OUT | 2, 1024),
-	.bot_out_comp = ST_COMP(0),
+	.bot_out_comp = RG_SS_COMP_DESC(),
 	.uas = ST_UAS_INTF,
 	.cmd = RG_BULK_EP_DESC(USB_DIR_OUT | 7, 1024),
-	.cmd_comp = ST_COMP(0),
+	.cmd_comp = RG_SS_COMP_DESC(),
 	.cmd_pipe = ST_PIPE(1),
 	.status = RG_BULK_EP_DESC(USB_DIR_IN | 6, 1024),
-	.status_comp = ST_COMP(ST_STREAMS_LOG),
+	.status_comp = ST_STREAMS,
 	.status_pipe = ST_PIPE(2),
 	.din = RG_BULK_EP_DESC(USB_DIR_IN | 1, 1024),
-	.din_comp = ST_COMP(ST_STREAMS_LOG),
+	.din_comp = ST_STREAMS,
 	.din_pipe = ST_PIPE(3),
 	.dout = RG_BULK_EP_DESC(USB_DIR_OUT | 2, 1024),
-	.dout_comp = ST_COMP(ST_STREAMS_LOG),
+	.dout_comp = ST_STREAMS,
 	.dout_pipe = ST_PIPE(4),
 };
 

@@ -49,11 +49,6 @@ static struct {
 };
 
 /* At SuperSpeed (-s 5): 1024-byte packets, no burst, as SourceSink's default. */
-#define ZERO_SS_COMP {						\
-	.bLength = USB_DT_SS_EP_COMP_SIZE,			\
-	.bDescriptorType = USB_DT_SS_ENDPOINT_COMP,		\
-}
-
 static struct {
 	struct usb_config_descriptor config;
 	struct usb_interface_descriptor intf;
@@ -65,9 +60,9 @@ static struct {
 	.config = RG_CONFIG_DESC(zero_ss_config),
 	.intf = RG_INTERFACE_DESC(2, USB_CLASS_VENDOR_SPEC, .iInterface = 4),
 	.sink = RG_BULK_EP_DESC(USB_DIR_OUT | 1, 1024),
-	.sink_comp = ZERO_SS_COMP,
+	.sink_comp = RG_SS_COMP_DESC(),
 	.source = RG_BULK_EP_DESC(USB_DIR_IN | 1, 1024),
-	.source_comp = ZERO_SS_COMP,
+	.source_comp = RG_SS_COMP_DESC(),
 };
 
 static const char *const zero_strings[] = {

@@ -71,6 +71,13 @@ struct rg_endpoint_descriptor {
 	.wMaxPacketSize = (maxpacket),				\
 }
 
+/* A SuperSpeed endpoint companion: burst and streams in the variable part. */
+#define RG_SS_COMP_DESC(...) {					\
+	.bLength = USB_DT_SS_EP_COMP_SIZE,			\
+	.bDescriptorType = USB_DT_SS_ENDPOINT_COMP,		\
+	__VA_ARGS__						\
+}
+
 /* The 9-byte form EP_ENABLE takes, from a configuration entry. */
 void rg_ep_desc(struct usb_endpoint_descriptor *out,
 		const struct rg_endpoint_descriptor *in);
