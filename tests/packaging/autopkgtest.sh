@@ -52,7 +52,7 @@ cp "$debs"/mw57-*.deb "$repo/"
 # the harness's compiler cache (tests/run.sh), for the tests' DKMS builds
 # too (a test's shell reads /etc/profile, which sets PATH anew)
 cache_env=()
-for v in CCACHE_DIR DEBIAN_KERNEL_USE_CCACHE CCACHE PATH; do
+for v in CCACHE_DIR CCACHE_TEMPDIR DEBIAN_KERNEL_USE_CCACHE CCACHE PATH; do
 	[ -z "${!v:-}" ] || cache_env+=("--env=$v=${!v}")
 done
 
