@@ -475,9 +475,8 @@ static void part_endpoints(int fd)
 	       "EP_ENABLE wMaxPacketSize 2047 (the UDC refuses it)");
 	said("the UDC refused the descriptor: -22");
 	d.wMaxPacketSize = 64;
-	expect(rg_ep_enable_ss(fd, &d, &(struct usb_ss_ep_comp_descriptor){
-		.bLength = USB_DT_SS_EP_COMP_SIZE,
-		.bDescriptorType = USB_DT_SS_ENDPOINT_COMP }), EINVAL,
+	expect(rg_ep_enable_ss(fd, &d, &(struct usb_ss_ep_comp_descriptor)
+			       RG_SS_COMP_DESC()), EINVAL,
 	       "EP_ENABLE_SS on a high-speed connection");
 	said("EP_ENABLE_SS: the connection is not SuperSpeed");
 
